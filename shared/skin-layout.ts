@@ -1,0 +1,61 @@
+// Skin and cape texture layout (64x64 units; HD skins scale every number by width / 64).
+// Box faces follow the game's UV rule: see ../shared/upstream.md A7.
+
+export type FaceName = 'top' | 'bottom' | 'right' | 'front' | 'left' | 'back';
+export const FACE_NAMES: readonly FaceName[] = ['top', 'bottom', 'right', 'front', 'left', 'back'];
+
+export type PartName = 'head' | 'body' | 'rightArm' | 'leftArm' | 'rightLeg' | 'leftLeg';
+export const PART_NAMES: readonly PartName[] = ['head', 'body', 'rightArm', 'leftArm', 'rightLeg', 'leftLeg'];
+
+export type Layer = 'inner' | 'outer';
+
+export interface Rect { x: number; y: number; w: number; h: number }
+export interface BoxSize { w: number; h: number; d: number }
+
+/** The six face rectangles of a box whose texture origin is (u, v). */
+export function boxFaces(u: number, v: number, { w, h, d }: BoxSize): Record<FaceName, Rect> {
+  return {
+    top: { x: u + d, y: v, w, h: d },
+    bottom: { x: u + d + w, y: v, w, h: d },
+    right: { x: u, y: v + d, w: d, h },
+    front: { x: u + d, y: v + d, w, h },
+    left: { x: u + d + w, y: v + d, w: d, h },
+    back: { x: u + 2 * d + w, y: v + d, w, h },
+  };
+}
+
+interface PartLayout { inner: [number, number]; outer: [number, number]; size: BoxSize }
+
+const PARTS: Record<PartName, PartLayout> = {
+  head: { inner: [0, 0], outer: [32, 0], size: { w: 8, h: 8, d: 8 } },
+  body: { inner: [16, 16], outer: [16, 32], size: { w: 8, h: 12, d: 4 } },
+  rightArm: { inner: [40, 16], outer: [40, 32], size: { w: 4, h: 12, d: 4 } },
+  leftArm: { inner: [32, 48], outer: [48, 48], size: { w: 4, h: 12, d: 4 } },
+  rightLeg: { inner: [0, 16], outer: [0, 32], size: { w: 4, h: 12, d: 4 } },
+  leftLeg: { inner: [16, 48], outer: [0, 48], size: { w: 4, h: 12, d: 4 } },
+};
+
+/** Box size of a part; slim arms are 3 texels wide. */
+export function partSize(part: PartName, slim: boolean): BoxSize {
+  const size = PARTS[part].size;
+  return slim && (part === 'rightArm' || part === 'leftArm') ? { ...size, w: 3 } : size;
+}
+
+/** Face rectangles of one part's layer, in 64-unit texture coordinates. */
+export function partFaces(part: PartName, layer: Layer, slim = false): Record<FaceName, Rect> {
+  const [u, v] = PARTS[part][layer];
+  return boxFaces(u, v, partSize(part, slim));
+}
+
+/** Cape texture: 64x32 units, a 10x16x1 box at (0, 0). */
+export const CAPE_SIZE: BoxSize = { w: 10, h: 16, d: 1 };
+export function capeFaces(): Record<FaceName, Rect> {
+  return boxFaces(0, 0, CAPE_SIZE);
+}
+
+export const SKIN_UNIT = 64;
+export const MAX_SKIN_BYTES = 2 * 1024 * 1024;
+
+/** Default skins of the modern client, in table order (upstream.md A6). */
+export const DEFAULT_SKIN_NAMES = ['alex', 'ari', 'efe', 'kai', 'makena', 'noor', 'steve', 'sunny', 'zuri'] as const;
+export type DefaultSkinName = (typeof DEFAULT_SKIN_NAMES)[number];
