@@ -24,6 +24,21 @@ export const ERROR_CODES = {
   overloaded: { status: 503, message: '服务繁忙，请稍后再试' },
   oauth_not_configured: { status: 503, message: '未配置外部登录' },
   upstream_timeout: { status: 504, message: '上游数据源超时' },
+  // media service
+  category_not_found: { status: 404, message: 'Unknown category' },
+  empty_category: { status: 404, message: 'No media in this category matches the filter' },
+  password_required: { status: 401, message: 'This category needs a password' },
+  wrong_password: { status: 403, message: 'Wrong password' },
+  // search service
+  invalid_query: { status: 400, message: 'The query is empty or cannot be of the given type' },
+  invalid_type: { status: 400, message: 'Unknown query type' },
+  missing_key: { status: 401, message: 'An API key is required (X-API-Key)' },
+  invalid_key: { status: 401, message: 'Unknown API key' },
+  key_disabled: { status: 403, message: 'This API key is disabled' },
+  key_expired: { status: 403, message: 'This API key has expired' },
+  key_exhausted: { status: 403, message: 'This API key has used up its request limit' },
+  admin_disabled: { status: 404, message: 'The admin API is off (SEARCH_ADMIN_TOKEN is not set)' },
+  search_failed: { status: 500, message: 'The search could not be completed' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,164 @@
+// Configuration: read once from the environment, validated in one pass, one typed object.
+// Every problem is reported together, each naming the variable and what it accepts.
+import os from 'node:os';
+import type { LogLevel } from '../shared/log.ts';
+
+export type ServiceName = 'skins' | 'media' | 'search';
+export const SERVICE_NAMES: readonly ServiceName[] = ['skins', 'media', 'search'];
+
+export interface Config {
+  host: string;
+  ports: Record<ServiceName, number>;
+  services: ServiceName[];
+  publicUrl: string;
+  logLevel: LogLevel;
+  /** Trust X-Forwarded-For for the client IP (only behind a known proxy). */
+  trustProxy: boolean;
+  official: { enabled: boolean; apiUrl: string; servicesUrl: string; sessionUrl: string };
+  external: { enabled: boolean; url: string; yggdrasilUrl: string };
+  /** Explicit allow-list; null = textures.minecraft.net + the external metadata's skinDomains. */
+  textureHosts: string[] | null;
+  upstream: { timeoutMs: number; retries: number; textureMaxBytes: number };
+  cache: { maxEntries: number; staleSeconds: number };
+  oauth: { clientId: string | null; clientSecret: string | null; redirectUrl: string | null; scopes: string[] };
+  sessionSecret: string | null;
+  redisUrl: string | null;
+  render: { workers: number; chromiumPath: string | null; gpu: 'auto' | 'on' | 'off'; queueLimit: number; jobTimeoutMs: number };
+  media: { dir: string; password: string | null; passwordHash: string | null; tokenTtlSeconds: number };
+  search: { adminToken: string | null; dataPath: string | null; timeoutMs: number };
+  dataDir: string;
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const str = (name: string, fallback: string): string => {
+    const value = env[name]?.trim();
+    return value ? value : fallback;
+  };
+  const optional = (name: string): string | null => env[name]?.trim() || null;
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name]?.trim().toLowerCase();
+    if (!raw) return fallback;
+    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const url = (name: string, fallback: string): string => {
+    const value = str(name, fallback).replace(/\/+$/, '');
+    try {
+      const parsed = new URL(value);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+    } catch {
+      problems.push(`${name} must be an absolute http(s) URL (got "${value}")`);
+    }
+    return value;
+  };
+  const oneOf = <T extends string>(name: string, fallback: T, allowed: readonly T[]): T => {
+    const raw = env[name]?.trim().toLowerCase();
+    if (!raw) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+      return fallback;
+    }
+    return raw as T;
+  };
+  const list = (name: string): string[] | null => {
+    const raw = env[name]?.trim();
+    return raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : null;
+  };
+
+  const ports = {
+    skins: int('SKINS_PORT', 3000, 0, 65535),
+    media: int('MEDIA_PORT', 3001, 0, 65535),
+    search: int('SEARCH_PORT', 3002, 0, 65535),
+  };
+  const services = (list('SERVICES') ?? [...SERVICE_NAMES]).map((s) => s.toLowerCase());
+  for (const s of services) {
+    if (!(SERVICE_NAMES as readonly string[]).includes(s)) problems.push(`SERVICES lists unknown service "${s}" (allowed: ${SERVICE_NAMES.join(', ')})`);
+  }
+  const externalUrl = url('EXTERNAL_URL', 'https://littleskin.cn');
+  const sessionSecret = optional('SESSION_SECRET');
+  if (sessionSecret && sessionSecret.length < 16) problems.push('SESSION_SECRET must be at least 16 characters');
+
+  const config: Config = {
+    host: str('HOST', '0.0.0.0'),
+    ports,
+    services: [...new Set(services)].filter((s): s is ServiceName => (SERVICE_NAMES as readonly string[]).includes(s)),
+    publicUrl: url('PUBLIC_URL', `http://localhost:${ports.skins}`),
+    logLevel: oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
+    trustProxy: bool('TRUST_PROXY', false),
+    official: {
+      enabled: bool('OFFICIAL_ENABLED', true),
+      apiUrl: url('OFFICIAL_API_URL', 'https://api.mojang.com'),
+      servicesUrl: url('OFFICIAL_SERVICES_URL', 'https://api.minecraftservices.com'),
+      sessionUrl: url('OFFICIAL_SESSION_URL', 'https://sessionserver.mojang.com'),
+    },
+    external: {
+      enabled: bool('EXTERNAL_ENABLED', true),
+      url: externalUrl,
+      yggdrasilUrl: url('EXTERNAL_YGGDRASIL_URL', `${externalUrl}/api/yggdrasil`),
+    },
+    textureHosts: list('TEXTURE_HOSTS')?.map((h) => h.toLowerCase()) ?? null,
+    upstream: {
+      timeoutMs: int('UPSTREAM_TIMEOUT_MS', 5000, 100, 120_000),
+      retries: int('UPSTREAM_RETRIES', 1, 0, 5),
+      textureMaxBytes: int('TEXTURE_MAX_BYTES', 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    },
+    cache: {
+      maxEntries: int('CACHE_MAX_ENTRIES', 50_000, 100, 10_000_000),
+      staleSeconds: int('CACHE_STALE_SECONDS', 86_400, 0, 30 * 86_400),
+    },
+    oauth: {
+      clientId: optional('OAUTH_CLIENT_ID'),
+      clientSecret: optional('OAUTH_CLIENT_SECRET'),
+      redirectUrl: optional('OAUTH_REDIRECT_URL'),
+      scopes: list('OAUTH_SCOPES') ?? ['User.Read', 'Player.Read', 'PremiumVerification.Read', 'Yggdrasil.MinecraftToken.Create'],
+    },
+    sessionSecret,
+    redisUrl: optional('REDIS_URL'),
+    render: {
+      workers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 1, 64),
+      chromiumPath: optional('CHROMIUM_PATH'),
+      gpu: oneOf('RENDER_GPU', 'auto', ['auto', 'on', 'off'] as const),
+      queueLimit: int('RENDER_QUEUE_LIMIT', 512, 1, 100_000),
+      jobTimeoutMs: int('RENDER_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
+    media: {
+      dir: str('MEDIA_DIR', './media'),
+      password: optional('MEDIA_PASSWORD'),
+      passwordHash: optional('MEDIA_PASSWORD_HASH'),
+      tokenTtlSeconds: int('MEDIA_TOKEN_TTL_SECONDS', 86_400, 60, 365 * 86_400),
+    },
+    search: {
+      adminToken: optional('SEARCH_ADMIN_TOKEN'),
+      dataPath: optional('SEARCH_DATA'),
+      timeoutMs: int('SEARCH_TIMEOUT_MS', 8000, 100, 120_000),
+    },
+    dataDir: str('DATA_DIR', './data'),
+  };
+  if (config.redisUrl && !/^rediss?:\/\//.test(config.redisUrl)) problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${config.redisUrl}")`);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

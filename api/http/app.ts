@@ -1,0 +1,23 @@
+// The Koa app every service starts from: the shared middleware stack in its fixed order.
+import Koa from 'koa';
+import type { Logger } from '../../shared/log.ts';
+import { cors } from './cors.ts';
+import { jsonSerializer } from './envelope.ts';
+import { errorHandler, type ErrorFormatter } from './errors.ts';
+import { requestContext, type RequestState } from './request-context.ts';
+
+export type AppState = RequestState;
+
+export interface HttpAppOptions { service: string; version: string; log: Logger; trustProxy: boolean; formatError: ErrorFormatter }
+
+export function createHttpApp(options: HttpAppOptions): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: options.trustProxy });
+  // Errors are answered by errorHandler; Koa's default logger would print stack traces.
+  app.silent = true;
+  app.on('error', (err: unknown) => options.log.error('koa error', { err }));
+  app.use(requestContext(options.service, options.version, options.log));
+  app.use(jsonSerializer());
+  app.use(cors());
+  app.use(errorHandler(options.formatError, () => options.log));
+  return app;
+}

@@ -1,0 +1,47 @@
+// The skins service's JSON envelope ({code, success, message, data, timestamp}) and the
+// serialiser that honours `pretty` for every JSON body.
+import type { Context, Middleware } from 'koa';
+import type { ApiError } from '../../shared/errors.ts';
+
+export interface Envelope<T> { code: 0 | string; success: boolean; message: string; data: T | null; timestamp: number }
+
+const now = () => Math.floor(Date.now() / 1000);
+
+export function okEnvelope<T>(data: T): Envelope<T> {
+  return { code: 0, success: true, message: 'ok', data, timestamp: now() };
+}
+
+export function errorEnvelope(error: ApiError): Envelope<null> {
+  return { code: error.code, success: false, message: error.message, data: null, timestamp: now() };
+}
+
+/** Sets a successful envelope as the body. */
+export function ok<T>(ctx: Context, data: T): void {
+  ctx.body = okEnvelope(data);
+}
+
+/** `pretty=0|false` gives compact JSON; anything else (or nothing) indents by two spaces. */
+export function wantsPretty(ctx: Context): boolean {
+  const raw = ctx.query.pretty;
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.toLowerCase();
+  return !(value === '0' || value === 'false');
+}
+
+function isJsonBody(body: unknown): body is object {
+  if (body === null || typeof body !== 'object') return false;
+  if (Buffer.isBuffer(body) || body instanceof Uint8Array) return false;
+  return typeof (body as { pipe?: unknown }).pipe !== 'function';
+}
+
+/** Serialises object bodies as JSON, indented unless `pretty` says otherwise. */
+export function jsonSerializer(): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (!isJsonBody(ctx.body)) return;
+    const status = ctx.status;
+    const text = JSON.stringify(ctx.body, null, wantsPretty(ctx) ? 2 : 0);
+    ctx.body = text;
+    ctx.status = status;
+    ctx.type = 'application/json; charset=utf-8';
+  };
+}

@@ -1,0 +1,48 @@
+// One place that turns any thrown value into an error response. ApiErrors keep their code and
+// status; Koa's own client errors are mapped; anything else is a 500 with details only in the log.
+import type { Context, Middleware } from 'koa';
+import { ApiError, isApiError, type ErrorCode } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/log.ts';
+
+export type ErrorFormatter = (error: ApiError, ctx: Context) => unknown;
+
+const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'bad_request',
+  404: 'route_not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'bad_request',
+  501: 'not_implemented',
+};
+
+/** Maps a thrown value to an ApiError; null when it is unexpected (a bug or an outage). */
+export function toApiError(error: unknown): ApiError | null {
+  if (isApiError(error)) return error;
+  const e = error as { status?: number; expose?: boolean; message?: string; code?: string } | null;
+  if (e?.code === 'LIMIT_FILE_SIZE') return new ApiError('payload_too_large', { detail: 'file', cause: error });
+  if (e && typeof e.status === 'number' && e.expose && HTTP_STATUS_CODES[e.status]) {
+    return new ApiError(HTTP_STATUS_CODES[e.status], { cause: error });
+  }
+  return null;
+}
+
+export function errorHandler(format: ErrorFormatter, log: () => Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('route_not_found', { detail: ctx.path });
+    } catch (error) {
+      let apiError = toApiError(error);
+      if (!apiError) {
+        log().error('unexpected error', { err: error, path: ctx.path });
+        apiError = new ApiError('internal_error');
+      } else if (apiError.status >= 500) {
+        log().warn('request failed', { code: apiError.code, detail: apiError.detail, path: ctx.path });
+      }
+      ctx.status = apiError.status;
+      for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
+      if (apiError.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(apiError.retryAfter))));
+      ctx.body = format(apiError, ctx);
+    }
+  };
+}

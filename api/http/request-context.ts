@@ -1,0 +1,30 @@
+// Outermost middleware: request id, timing and identity headers on every response (errors and
+// 404s included), and one structured access-log line per request.
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../../shared/log.ts';
+
+export interface RequestState { requestId: string; log: Logger }
+
+const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export function requestContext(service: string, version: string, log: Logger): Middleware {
+  const poweredBy = `Skinfarm-${service}/${version}`;
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = log.child({ req: requestId });
+    ctx.set('X-Request-Id', requestId);
+    ctx.set('X-Powered-By', poweredBy);
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      ctx.set('X-Response-Time', `${ms.toFixed(2)}ms`);
+      // The path only: query strings can carry OAuth codes and other secrets.
+      ctx.state.log.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, ip: ctx.ip });
+    }
+  };
+}

@@ -1,0 +1,65 @@
+// Starts the configured services, each its own Koa app on its own port, over shared state
+// (cache, rate limits, Redis), and closes them in order.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RedisClientType } from '@redis/client';
+import type { Logger } from '../shared/log.ts';
+import { Cache } from './cache.ts';
+import type { Config, ServiceName } from './config.ts';
+import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit.ts';
+import { connectRedis } from './redis.ts';
+import { createMediaService } from './media/service.ts';
+import { createSearchService } from './search/service.ts';
+import type { Service, SharedDeps } from './service.ts';
+import { createSkinsService } from './skins/service.ts';
+
+const FACTORIES: Record<ServiceName, (deps: SharedDeps) => Promise<Service>> = {
+  skins: createSkinsService,
+  media: createMediaService,
+  search: createSearchService,
+};
+
+export interface RunningServices {
+  ports: Partial<Record<ServiceName, number>>;
+  close(): Promise<void>;
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+export async function startServices(config: Config, log: Logger): Promise<RunningServices> {
+  const redis: RedisClientType | null = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
+  const cache = new Cache({ maxEntries: config.cache.maxEntries, staleSeconds: config.cache.staleSeconds, redis, log });
+  const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore(), log);
+  const shared = { config, log, cache, limiter, redis };
+
+  const servers: http.Server[] = [];
+  const services: Service[] = [];
+  const ports: Partial<Record<ServiceName, number>> = {};
+  for (const name of config.services) {
+    const serviceLog = log.child({ service: name });
+    const service = await FACTORIES[name]({ ...shared, log: serviceLog });
+    services.push(service);
+    const server = http.createServer(service.app.callback());
+    server.keepAliveTimeout = 65_000;
+    ports[name] = await listen(server, config.ports[name], config.host);
+    servers.push(server);
+    serviceLog.info('listening', { port: ports[name], host: config.host });
+  }
+
+  return {
+    ports,
+    async close() {
+      await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeIdleConnections();
+      })));
+      await Promise.all(services.map((s) => s.close?.()));
+      if (redis?.isOpen) await redis.quit().catch(() => {});
+    },
+  };
+}

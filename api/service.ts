@@ -1,0 +1,22 @@
+// What every service gets from the process (shared state) and what it gives back.
+import type Koa from 'koa';
+import type { RedisClientType } from '@redis/client';
+import type { Logger } from '../shared/log.ts';
+import type { Cache } from './cache.ts';
+import type { Config } from './config.ts';
+import type { RateLimiter } from './http/rate-limit.ts';
+
+export interface SharedDeps {
+  config: Config;
+  log: Logger;
+  cache: Cache;
+  limiter: RateLimiter;
+  /** The process's Redis connection when REDIS_URL is set. */
+  redis: RedisClientType | null;
+}
+
+export interface Service {
+  // The state type differs per service; the server only needs the request handler.
+  app: Koa<any>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,97 @@
+// The external service's public information: announcements (HTML cleaned to a small tag
+// whitelist) and its Yggdrasil metadata, both cached.
+import sanitizeHtml from 'sanitize-html';
+import { TTL, type Cache, type CacheNamespace } from '../cache.ts';
+import { Coalescer } from '../coalesce.ts';
+import type { ExternalSource, RawAnnouncement, YggdrasilMetadata } from './upstream/external.ts';
+
+const ALLOWED_TAGS = ['p', 'br', 'ul', 'ol', 'li', 'strong', 'b', 'em', 'i', 'u', 's', 'code', 'pre', 'blockquote', 'a', 'h1', 'h2', 'h3', 'h4', 'span', 'hr'];
+
+/** Keeps the whitelisted tags; no attributes but a link's http(s) href; scripts dropped whole. */
+export function cleanHtml(html: string): string {
+  return sanitizeHtml(html, {
+    allowedTags: ALLOWED_TAGS,
+    allowedAttributes: { a: ['href', 'title'] },
+    allowedSchemes: ['http', 'https'],
+    allowedSchemesAppliedToAttributes: ['href'],
+    allowProtocolRelative: false,
+    disallowedTagsMode: 'discard',
+    nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'iframe', 'object', 'embed'],
+    transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer nofollow', target: '_blank' }) },
+  }).trim();
+}
+
+export interface Announcement {
+  id: string; title: string; content: string; color: string; severity: string; priority: number; expand: boolean; timestamp: number; time_text: string;
+}
+
+const TIME_TEXT = new Intl.DateTimeFormat('sv-SE', {
+  timeZone: 'UTC', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+});
+
+export function toAnnouncement(raw: RawAnnouncement): Announcement {
+  const seconds = Math.floor(Number(raw.timestamp) || 0);
+  return {
+    id: String(raw.id ?? ''),
+    title: sanitizeHtml(String(raw.title), { allowedTags: [], allowedAttributes: {} }),
+    content: cleanHtml(String(raw.content ?? '')),
+    color: String(raw.color ?? 'blue'),
+    severity: String(raw.severity ?? 'info'),
+    priority: Math.trunc(Number(raw.priority) || 0),
+    expand: raw.expand === true,
+    timestamp: seconds,
+    time_text: `${TIME_TEXT.format(new Date(seconds * 1000))} UTC`,
+  };
+}
+
+export class ExternalInfo {
+  private readonly source: ExternalSource;
+  private readonly announcementsCache: CacheNamespace<Announcement[]>;
+  private readonly metaCache: CacheNamespace<YggdrasilMetadata>;
+  private readonly inflight = new Coalescer();
+
+  constructor(source: ExternalSource, cache: Cache) {
+    this.source = source;
+    this.announcementsCache = cache.namespace('announcements', TTL.announcements);
+    this.metaCache = cache.namespace('meta', TTL.meta);
+  }
+
+  /** Announcements by priority (highest first), then newest first. */
+  async announcements(fresh: boolean): Promise<Announcement[]> {
+    return this.load(this.announcementsCache, fresh, async () => {
+      const items = (await this.source.announcements()).map(toAnnouncement);
+      return items.sort((a, b) => b.priority - a.priority || b.timestamp - a.timestamp);
+    });
+  }
+
+  async metadata(): Promise<YggdrasilMetadata> {
+    return this.load(this.metaCache, false, () => this.source.metadata());
+  }
+
+  private async load<T>(ns: CacheNamespace<T>, fresh: boolean, fetch: () => Promise<T>): Promise<T> {
+    const entry = fresh ? undefined : await ns.get('all');
+    if (entry?.freshness === 'fresh') return entry.value;
+    return this.inflight.run(ns.name, async () => {
+      try {
+        const value = await fetch();
+        await ns.set('all', value);
+        return value;
+      } catch (error) {
+        if (entry) return entry.value;
+        throw error;
+      }
+    });
+  }
+
+  metaRecord(metadata: YggdrasilMetadata) {
+    const root = this.source.urls.yggdrasilUrl;
+    return {
+      api_root: root,
+      auth_url: `${root}/authserver`,
+      session_url: `${root}/sessionserver`,
+      homepage: metadata.meta.links?.homepage ?? this.source.urls.url,
+      register: metadata.meta.links?.register ?? `${this.source.urls.url}/auth/register`,
+      metadata,
+    };
+  }
+}

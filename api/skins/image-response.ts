@@ -1,0 +1,34 @@
+// One place that sets every status and header of an image reply (ETag, caching, download).
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import type { CacheState } from './types.ts';
+
+/** Browsers and CDNs may keep a player-addressed image as long as the profile cache does. */
+export const IMAGE_MAX_AGE = 300;
+
+export function imageEtag(...parts: (string | number | boolean | null | undefined)[]): string {
+  return `"${createHash('sha256').update(parts.map(String).join('|')).digest('base64url').slice(0, 27)}"`;
+}
+
+/** True (and a 304 set) when the client already holds this ETag. */
+export function notModified(ctx: Context, etag: string): boolean {
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', `public, max-age=${IMAGE_MAX_AGE}, immutable`);
+  const match = ctx.get('If-None-Match');
+  if (!match || !match.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) return false;
+  ctx.status = 304;
+  ctx.set('X-Cache', 'HIT');
+  return true;
+}
+
+export interface PngReply { png: Buffer; etag: string; cache: CacheState; download?: string | null }
+
+export function sendPng(ctx: Context, reply: PngReply): void {
+  ctx.status = 200;
+  ctx.type = 'image/png';
+  ctx.set('ETag', reply.etag);
+  ctx.set('Cache-Control', `public, max-age=${IMAGE_MAX_AGE}, immutable`);
+  ctx.set('X-Cache', reply.cache);
+  if (reply.download) ctx.attachment(reply.download);
+  ctx.body = reply.png;
+}

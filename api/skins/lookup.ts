@@ -1,0 +1,127 @@
+// Player lookup across sources with caching (fresh, stale-on-error, negative), one upstream call
+// per key at a time, and the `source=auto` rule: official first, external when official says the
+// player does not exist, or when official fails and external knows the player.
+import { ApiError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/log.ts';
+import { TTL, type Cache, type CacheNamespace } from '../cache.ts';
+import { Coalescer } from '../coalesce.ts';
+import type { CacheState, NameHit, RawProfile, SourceId, SourceParam } from './types.ts';
+import type { ExternalSource } from './upstream/external.ts';
+import type { OfficialSource } from './upstream/official.ts';
+import { validName } from './validate.ts';
+
+export type Source = OfficialSource | ExternalSource;
+
+/** A cached answer: the value, or null for "this source has no such player". */
+type Cached<T> = T | null;
+
+export interface Resolved<T> { value: T; source: SourceId; cache: CacheState }
+
+export class Sources {
+  readonly official: OfficialSource;
+  readonly external: ExternalSource;
+  private readonly enabled: Record<SourceId, boolean>;
+
+  constructor(official: OfficialSource, external: ExternalSource, enabled: Record<SourceId, boolean>) {
+    this.official = official;
+    this.external = external;
+    this.enabled = enabled;
+  }
+
+  get(id: SourceId): Source {
+    return id === 'official' ? this.official : this.external;
+  }
+
+  isEnabled(id: SourceId): boolean {
+    return this.enabled[id];
+  }
+
+  /** Sources to ask, in order, for a `source` parameter. */
+  order(param: SourceParam): Source[] {
+    const ids: SourceId[] = param === 'auto' ? ['official', 'external'] : [param];
+    const usable = ids.filter((id) => this.enabled[id]);
+    if (usable.length === 0) throw new ApiError('bad_source', { detail: `${param} 已停用` });
+    return usable.map((id) => this.get(id));
+  }
+}
+
+export class PlayerLookup {
+  readonly sources: Sources;
+  private readonly names: CacheNamespace<Cached<NameHit>>;
+  private readonly profiles: CacheNamespace<Cached<RawProfile>>;
+  private readonly inflight = new Coalescer();
+  private readonly log: Logger;
+
+  constructor(sources: Sources, cache: Cache, log: Logger) {
+    this.sources = sources;
+    this.names = cache.namespace('uuid', TTL.uuid);
+    this.profiles = cache.namespace('profile', TTL.profile);
+    this.log = log;
+  }
+
+  /** Name to UUID record; throws not_found when no asked source knows the name. */
+  async resolveName(name: string, param: SourceParam): Promise<Resolved<NameHit>> {
+    const sources = this.sources.order(param).filter((s) => validName(name, s.id));
+    if (sources.length === 0) throw new ApiError('invalid_name', { detail: name.slice(0, 64) });
+    return this.firstFound(sources, (source) =>
+      this.cached(this.names, `${source.id}:${name.toLowerCase()}`, () => source.nameToId(name)));
+  }
+
+  /** Session profile by UUID, from the first source that knows it. */
+  async profile(uuid: string, param: SourceParam): Promise<Resolved<RawProfile>> {
+    return this.firstFound(this.sources.order(param), (source) =>
+      this.cached(this.profiles, `${source.id}:${uuid}`, () => source.profile(uuid)));
+  }
+
+  /** Remembers name hits learned elsewhere (bulk lookups) so single lookups hit the cache. */
+  async rememberNames(source: SourceId, asked: string[], hits: NameHit[]): Promise<void> {
+    const byName = new Map(hits.map((h) => [h.name.toLowerCase(), h]));
+    await Promise.all(asked.map((name) => {
+      const hit = byName.get(name.toLowerCase()) ?? null;
+      return this.names.set(`${source}:${name.toLowerCase()}`, hit, hit ? TTL.uuid : TTL.negative);
+    }));
+  }
+
+  async cachedName(source: SourceId, name: string): Promise<Cached<NameHit> | undefined> {
+    const hit = await this.names.get(`${source}:${name.toLowerCase()}`);
+    return hit?.freshness === 'fresh' ? hit.value : undefined;
+  }
+
+  private async firstFound<T>(sources: Source[], ask: (source: Source) => Promise<{ value: Cached<T>; cache: CacheState }>): Promise<Resolved<T>> {
+    let failure: unknown = null;
+    for (const source of sources) {
+      try {
+        const answer = await ask(source);
+        if (answer.value !== null) return { value: answer.value, source: source.id, cache: answer.cache };
+      } catch (error) {
+        // Remember the first failure; a later source may still know the player.
+        failure ??= error;
+        this.log.debug('source failed, trying next', { source: source.id, err: (error as Error).message });
+      }
+    }
+    if (failure) throw failure;
+    throw new ApiError('not_found');
+  }
+
+  /**
+   * Fresh cache entry, else one shared upstream call whose answer is cached (negative answers
+   * with their own short TTL); when that call fails, the stale entry if there is one.
+   */
+  private async cached<T>(ns: CacheNamespace<Cached<T>>, key: string, fetch: () => Promise<Cached<T>>): Promise<{ value: Cached<T>; cache: CacheState }> {
+    const entry = await ns.get(key);
+    if (entry?.freshness === 'fresh') return { value: entry.value, cache: 'HIT' };
+    return this.inflight.run(`${ns.name}:${key}`, async () => {
+      try {
+        const value = await fetch();
+        await ns.set(key, value, value === null ? TTL.negative : ns.ttlSeconds);
+        return { value, cache: 'MISS' as const };
+      } catch (error) {
+        if (entry && entry.value !== null) {
+          this.log.warn('serving stale entry after upstream failure', { key: `${ns.name}:${key}`, code: (error as ApiError).code });
+          return { value: entry.value, cache: 'STALE' as const };
+        }
+        throw error;
+      }
+    });
+  }
+}

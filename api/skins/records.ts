@@ -1,0 +1,141 @@
+// Turns upstream profiles into the spec's records (player, profile, UUID) with image addresses.
+import { defaultSkinFor } from '../../shared/default-skin.ts';
+import { dashUuid } from '../../shared/uuid.ts';
+import { decodeTexturesValue, textureHash, texturesProperty } from './textures.ts';
+import type { NameHit, RawProfile, SourceId, TexturesPayload } from './types.ts';
+
+export const RENDER_DEFAULTS = { size: 256, yaw: 0, pitch: 0, shadow: 1, outer: 1, bg: 'transparent' } as const;
+
+export interface SkinInfo {
+  model: 'classic' | 'slim';
+  slim: boolean;
+  hasSkin: boolean;
+  hasCape: boolean;
+  skinUrl: string | null;
+  capeUrl: string | null;
+  skinHash: string | null;
+  capeHash: string | null;
+  /** Built-in skin the game shows when there is no custom one. */
+  defaultSkin: string | null;
+}
+
+export interface ProfileTextures { raw_value: string | null; raw_signature: string | null; decoded: TexturesPayload | null }
+
+/** Reads the textures property of a profile (an absent or broken property means no textures). */
+export function readTextures(profile: RawProfile): { textures: ProfileTextures; skin: SkinInfo } {
+  const property = texturesProperty(profile);
+  const decoded = property ? decodeTexturesValue(property.value)?.decoded ?? null : null;
+  const skinEntry = decoded?.textures.SKIN;
+  const capeEntry = decoded?.textures.CAPE;
+  const safeHash = (url: string | undefined) => {
+    try {
+      return url ? textureHash(url) : null;
+    } catch {
+      return null;
+    }
+  };
+  const fallback = skinEntry ? null : defaultSkinFor(profile.id);
+  const slim = skinEntry ? skinEntry.metadata?.model === 'slim' : fallback!.slim;
+  return {
+    textures: { raw_value: property?.value ?? null, raw_signature: property?.signature ?? null, decoded },
+    skin: {
+      model: slim ? 'slim' : 'classic',
+      slim,
+      hasSkin: !!skinEntry?.url,
+      hasCape: !!capeEntry?.url,
+      skinUrl: skinEntry?.url ?? null,
+      capeUrl: capeEntry?.url ?? null,
+      skinHash: safeHash(skinEntry?.url),
+      capeHash: safeHash(capeEntry?.url),
+      defaultSkin: fallback?.name ?? null,
+    },
+  };
+}
+
+/** ISO 8601 with a numeric UTC offset (the spec's examples use +00:00 style, not Z). */
+export function isoWithOffset(date = new Date()): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+export function imageLinks(publicUrl: string, uuid: string, source: SourceId) {
+  // Records from the external source say so in their image addresses, saving an official miss.
+  const q = source === 'external' ? '?source=external' : '';
+  const amp = q ? '&' : '?';
+  const at = (path: string) => `${publicUrl}/v1/${path}`;
+  return {
+    avatar: {
+      url_64: at(`avatar/${uuid}/64${q}`),
+      url_128: at(`avatar/${uuid}/128${q}`),
+      url_256: at(`avatar/${uuid}/256${q}`),
+      sizeable: at(`avatar/${uuid}/{size}${q}`),
+    },
+    head: { url_128: at(`head/${uuid}/128${q}`), sizeable: at(`head/${uuid}/{size}${q}`) },
+    body: { url: at(`body/${uuid}/256${q}`), sizeable: at(`body/${uuid}/{size}${q}`) },
+    render: {
+      url: at(`render/${uuid}/256${q}`),
+      sizeable: at(`render/${uuid}/{size}${q}`),
+      options: {
+        size: { default: RENDER_DEFAULTS.size, min: 8, max: 512 },
+        yaw: { default: RENDER_DEFAULTS.yaw, min: -180, max: 180 },
+        pitch: { default: RENDER_DEFAULTS.pitch, min: -90, max: 90 },
+        shadow: { default: RENDER_DEFAULTS.shadow, values: [0, 1] },
+        outer: { default: RENDER_DEFAULTS.outer, values: [0, 1] },
+        bg: { default: RENDER_DEFAULTS.bg, format: 'RRGGBB' },
+        scale: { default: null, min: 0.25, max: 4 },
+      },
+    },
+    cube: { url: at(`cube/${uuid}/256${q}`), sizeable: at(`cube/${uuid}/{size}${q}`) },
+    skin: { url: at(`skin/${uuid}${q}`), download: at(`skin/${uuid}${q}${amp}download=1`) },
+    cape: { url: at(`cape/${uuid}${q}`), download: at(`cape/${uuid}${q}${amp}download=1`) },
+    isometric: at(`render/${uuid}${q}`),
+  };
+}
+
+function profileObject(profile: RawProfile) {
+  return { id: profile.id, name: profile.name, properties: profile.properties.map((p) => ({ name: p.name, value: p.value })) };
+}
+
+export function profileRecord(profile: RawProfile) {
+  const { textures, skin } = readTextures(profile);
+  return {
+    uuid: profile.id,
+    uuid_dashed: dashUuid(profile.id),
+    name: profile.name,
+    source: profile.source,
+    skin_url: skin.skinUrl,
+    cape_url: skin.capeUrl,
+    model: skin.model,
+    profile: profileObject(profile),
+    textures,
+  };
+}
+
+export function playerRecord(profile: RawProfile, publicUrl: string, queriedAt = new Date()) {
+  const { textures, skin } = readTextures(profile);
+  return {
+    uuid: profile.id,
+    uuid_dashed: dashUuid(profile.id),
+    name: profile.name,
+    source: profile.source,
+    model: skin.model,
+    model_label: skin.slim ? 'Slim (Alex, 3 px arms)' : 'Classic (Steve, 4 px arms)',
+    slim: skin.slim,
+    has_skin: skin.hasSkin,
+    has_cape: skin.hasCape,
+    skin_url: skin.skinUrl,
+    cape_url: skin.capeUrl,
+    skin_hash: skin.skinHash,
+    cape_hash: skin.capeHash,
+    default_skin: skin.defaultSkin,
+    textures_signed: !!textures.raw_signature,
+    textures_updated_at: textures.decoded?.timestamp ?? null,
+    images: imageLinks(publicUrl, profile.id, profile.source),
+    profile: profileObject(profile),
+    textures,
+    queried_at: isoWithOffset(queriedAt),
+  };
+}
+
+export function uuidRecord(hit: NameHit, cached: boolean) {
+  return { id: hit.id, dashed: dashUuid(hit.id), name: hit.name, source: hit.source, cached };
+}

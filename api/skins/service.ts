@@ -1,0 +1,93 @@
+// Composition of the skins service: upstream clients, lookup, textures and the Koa app.
+import type Koa from 'koa';
+import type { Config } from '../config.ts';
+import type { Cache } from '../cache.ts';
+import { createHttpApp, type AppState } from '../http/app.ts';
+import { errorEnvelope } from '../http/envelope.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
+import type { Logger } from '../../shared/log.ts';
+import type { Service, SharedDeps } from '../service.ts';
+import { ExternalInfo } from './external-info.ts';
+import { PlayerLookup, Sources } from './lookup.ts';
+import { skinsRouter } from './routes.ts';
+import { TextureStore, OFFICIAL_TEXTURE_HOST } from './texture-store.ts';
+import { TextureFetcher } from './textures.ts';
+import { UpstreamClient } from './upstream/client.ts';
+import { ExternalSource } from './upstream/external.ts';
+import { SourceHealth } from './upstream/health.ts';
+import { OfficialSource } from './upstream/official.ts';
+
+export const VERSION = '1.0.0';
+
+
+export async function createSkinsService(deps: SharedDeps): Promise<SkinsService> {
+  return new SkinsService(deps);
+}
+
+export class SkinsService implements Service {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly cache: Cache;
+  readonly limiter: RateLimiter;
+  readonly lookup: PlayerLookup;
+  readonly externalInfo: ExternalInfo;
+  readonly textures: TextureStore;
+  readonly textureHealth: SourceHealth;
+  readonly app: Koa<AppState>;
+  private readonly startedAt = Date.now();
+
+  constructor(deps: SharedDeps) {
+    const { config, log, cache } = deps;
+    this.config = config;
+    this.log = log;
+    this.cache = cache;
+    this.limiter = deps.limiter;
+    const clientOptions = { timeoutMs: config.upstream.timeoutMs, retries: config.upstream.retries, userAgent: `Skinfarm/${VERSION}` };
+    const official = new OfficialSource(config.official, new UpstreamClient(new SourceHealth('official', config.official.enabled), clientOptions));
+    const external = new ExternalSource(config.external, new UpstreamClient(new SourceHealth('external', config.external.enabled), clientOptions));
+    this.lookup = new PlayerLookup(new Sources(official, external, { official: config.official.enabled, external: config.external.enabled }), cache, log);
+    this.externalInfo = new ExternalInfo(external, cache);
+    this.textureHealth = new SourceHealth('textures', true);
+    const fetcher = new TextureFetcher(new UpstreamClient(this.textureHealth, clientOptions), () => this.textureHosts(), config.upstream.textureMaxBytes);
+    this.textures = new TextureStore(fetcher, cache);
+
+    this.app = createHttpApp({ service: 'skins', version: VERSION, log, trustProxy: config.trustProxy, formatError: errorEnvelope });
+    const router = skinsRouter(this);
+    this.app.use(router.routes());
+    this.app.use(router.allowedMethods({ throw: true }));
+  }
+
+  /** TEXTURE_HOSTS when set; else the official texture host plus the external skinDomains. */
+  async textureHosts(): Promise<string[]> {
+    if (this.config.textureHosts) return this.config.textureHosts;
+    if (!this.config.external.enabled) return [OFFICIAL_TEXTURE_HOST];
+    try {
+      const meta = await this.externalInfo.metadata();
+      return [OFFICIAL_TEXTURE_HOST, ...meta.skinDomains];
+    } catch {
+      return [OFFICIAL_TEXTURE_HOST];
+    }
+  }
+
+  sourceList() {
+    const { official, external } = this.lookup.sources;
+    return [official, external].map((s) => ({ id: s.id, label: s.label, enabled: this.lookup.sources.isEnabled(s.id) }));
+  }
+
+  /** Local state only: no upstream is asked. */
+  async status() {
+    const { official, external } = this.lookup.sources;
+    const cache = await this.cache.stats();
+    return {
+      version: VERSION,
+      uptime_ms: Date.now() - this.startedAt,
+      cache: { enabled: cache.enabled, backend: cache.backend, entries: cache.entries, hits: cache.hits, misses: cache.misses, stale: cache.stale, errors: cache.errors },
+      sources: {
+        official: official.client.health.snapshot(),
+        external: external.client.health.snapshot(),
+      },
+      textures: this.textureHealth.snapshot(),
+      rate_limited: this.limiter.limitedTotal,
+    };
+  }
+}

@@ -1,0 +1,116 @@
+// The got instance every upstream call goes through: timeout, a short retry for idempotent calls,
+// no redirects, and one mapping from transport outcomes to the spec's upstream errors.
+import got, { type Got, type Method, type Headers, type Progress, type Response } from 'got';
+import { ApiError } from '../../../shared/errors.ts';
+import type { SourceHealth } from './health.ts';
+
+export interface UpstreamResponse<T> { status: number; body: T; headers: Record<string, string | string[] | undefined> }
+
+export interface UpstreamRequest {
+  method?: Method;
+  json?: unknown;
+  form?: Record<string, string>;
+  headers?: Headers;
+  searchParams?: Record<string, string>;
+  /** Statuses that are answers (e.g. 204/404 "not found"), not failures. */
+  expect?: number[];
+}
+
+export interface UpstreamClientOptions { timeoutMs: number; retries: number; userAgent: string }
+
+export class UpstreamClient {
+  readonly health: SourceHealth;
+  private readonly got: Got;
+
+  constructor(health: SourceHealth, options: UpstreamClientOptions) {
+    this.health = health;
+    this.got = got.extend({
+      timeout: { request: options.timeoutMs },
+      retry: {
+        limit: options.retries,
+        methods: ['GET'],
+        statusCodes: [502, 503, 504],
+        errorCodes: ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN'],
+        calculateDelay: ({ computedValue }) => (computedValue === 0 ? 0 : 150),
+      },
+      followRedirect: false,
+      throwHttpErrors: false,
+      headers: { 'user-agent': options.userAgent, accept: 'application/json' },
+    });
+  }
+
+  /** JSON (or empty) answer; statuses outside 2xx and `expect` are upstream errors. */
+  async json<T>(url: string, request: UpstreamRequest = {}): Promise<UpstreamResponse<T | undefined>> {
+    const response = await this.send(url, request, 'text');
+    const text = response.body as string;
+    if (!text.trim()) return { ...response, body: undefined };
+    try {
+      return { ...response, body: JSON.parse(text) as T };
+    } catch {
+      this.health.failed(`malformed JSON from ${new URL(url).pathname}`);
+      throw new ApiError('upstream_error', { detail: `${this.health.id}: 无法解析上游响应` });
+    }
+  }
+
+  /** Marks the latest call's answer as unusable (the caller found its shape wrong). */
+  malformed(what: string): ApiError {
+    this.health.failed(`malformed answer: ${what}`);
+    return new ApiError('upstream_error', { detail: `${this.health.id}: 上游响应格式错误` });
+  }
+
+  /** A binary download, cancelled as soon as it grows past `maxBytes`. */
+  async download(url: string, maxBytes: number): Promise<UpstreamResponse<Buffer>> {
+    return this.send(url, { headers: { accept: 'image/png' } }, 'buffer', maxBytes) as Promise<UpstreamResponse<Buffer>>;
+  }
+
+  async send(url: string, request: UpstreamRequest, responseType: 'text' | 'buffer', maxBytes = Infinity): Promise<UpstreamResponse<string | Buffer>> {
+    const started = performance.now();
+    const abort = new AbortController();
+    let tooLarge = false;
+    let response: Response<string | Uint8Array>;
+    try {
+      const pending = this.got(url, {
+        method: request.method ?? 'GET',
+        json: request.json,
+        form: request.form,
+        headers: request.headers,
+        searchParams: request.searchParams,
+        responseType,
+        signal: abort.signal,
+      }) as Promise<Response<string | Uint8Array>> & { on: (event: 'downloadProgress', fn: (p: Progress) => void) => unknown };
+      if (Number.isFinite(maxBytes)) {
+        pending.on('downloadProgress', (progress) => {
+          if (progress.transferred > maxBytes || (progress.total ?? 0) > maxBytes) {
+            tooLarge = true;
+            abort.abort();
+          }
+        });
+      }
+      response = await pending;
+    } catch (error) {
+      if (tooLarge) {
+        this.health.failed('response too large');
+        throw new ApiError('upstream_error', { detail: `${this.health.id}: 响应过大`, cause: error });
+      }
+      const code = (error as { code?: string }).code;
+      if (code === 'ETIMEDOUT') {
+        this.health.failed('timeout');
+        throw new ApiError('upstream_timeout', { detail: this.health.id, cause: error });
+      }
+      this.health.failed(code ?? (error as Error).message);
+      throw new ApiError('upstream_error', { detail: `${this.health.id}: 连接失败`, cause: error });
+    }
+    const status = response.statusCode;
+    if ((status >= 200 && status < 300) || request.expect?.includes(status)) {
+      this.health.succeeded(performance.now() - started);
+      const body = typeof response.body === 'string' ? response.body : Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength);
+      return { status, body, headers: response.headers };
+    }
+    this.health.failed(`HTTP ${status}`);
+    const retryAfter = Number(response.headers['retry-after']);
+    throw new ApiError('upstream_error', {
+      detail: `${this.health.id}: HTTP ${status}`,
+      retryAfter: status === 429 && Number.isFinite(retryAfter) ? retryAfter : undefined,
+    });
+  }
+}

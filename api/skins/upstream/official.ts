@@ -1,0 +1,66 @@
+// Mojang's public profile APIs (official source). Only the paths listed in design.md.
+import { ApiError } from '../../../shared/errors.ts';
+import type { NameHit, RawProfile } from '../types.ts';
+import type { UpstreamClient } from './client.ts';
+import { parseNameHit, parseNameHits, parseProfile } from './shapes.ts';
+
+export const OFFICIAL_BULK_LIMIT = 10;
+
+export interface OfficialUrls { apiUrl: string; servicesUrl: string; sessionUrl: string }
+
+export class OfficialSource {
+  readonly id = 'official' as const;
+  readonly label = 'Official accounts';
+  readonly client: UpstreamClient;
+  private readonly urls: OfficialUrls;
+
+  constructor(urls: OfficialUrls, client: UpstreamClient) {
+    this.urls = urls;
+    this.client = client;
+  }
+
+  /** Name to UUID; null when the name does not exist. Falls back to the legacy host on failure. */
+  async nameToId(name: string): Promise<NameHit | null> {
+    const path = encodeURIComponent(name);
+    try {
+      return await this.single(`${this.urls.servicesUrl}/minecraft/profile/lookup/name/${path}`);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'upstream_timeout') throw error;
+      return this.single(`${this.urls.apiUrl}/users/profiles/minecraft/${path}`);
+    }
+  }
+
+  private async single(url: string): Promise<NameHit | null> {
+    // 204 (older behaviour) and 404 (current) both mean "no such name".
+    const response = await this.client.json<unknown>(url, { expect: [204, 404] });
+    if (response.status === 204 || response.status === 404) return null;
+    const hit = parseNameHit(response.body, 'official');
+    if (!hit) throw this.client.malformed('name lookup');
+    return hit;
+  }
+
+  /** Many names; the upstream takes 10 a call, so the list is split and sent in parallel. */
+  async namesToIds(names: string[]): Promise<NameHit[]> {
+    const chunks: string[][] = [];
+    for (let i = 0; i < names.length; i += OFFICIAL_BULK_LIMIT) chunks.push(names.slice(i, i + OFFICIAL_BULK_LIMIT));
+    const results = await Promise.all(chunks.map(async (chunk) => {
+      const response = await this.client.json<unknown>(`${this.urls.servicesUrl}/minecraft/profile/lookup/bulk/byname`, { method: 'POST', json: chunk });
+      const hits = parseNameHits(response.body ?? [], 'official');
+      if (!hits) throw this.client.malformed('bulk lookup');
+      return hits;
+    }));
+    return results.flat();
+  }
+
+  /** Session profile with signed textures; null for an unknown UUID (204). */
+  async profile(uuid: string): Promise<RawProfile | null> {
+    const response = await this.client.json<unknown>(`${this.urls.sessionUrl}/session/minecraft/profile/${uuid}`, {
+      searchParams: { unsigned: 'false' },
+      expect: [204, 404],
+    });
+    if (response.status !== 200 || response.body === undefined) return null;
+    const profile = parseProfile(response.body, 'official');
+    if (!profile) throw this.client.malformed('profile');
+    return profile;
+  }
+}

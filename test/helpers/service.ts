@@ -1,0 +1,86 @@
+// Starts the real service as a user would (`node api/main.ts` with environment variables) on
+// free ports, captures its log lines, and stops it with SIGTERM.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface RunningApp {
+  urls: Record<'skins' | 'media' | 'search', string>;
+  logs: Array<Record<string, unknown>>;
+  rawLog: string[];
+  process: ChildProcess;
+  stop(): Promise<number | null>;
+}
+
+export async function startApp(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<RunningApp> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'api/main.ts')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      HOST: '127.0.0.1',
+      SKINS_PORT: '0',
+      MEDIA_PORT: '0',
+      SEARCH_PORT: '0',
+      LOG_LEVEL: 'debug',
+      SESSION_SECRET: 'test-session-secret-0123456789',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Array<Record<string, unknown>> = [];
+  const rawLog: string[] = [];
+  const urls = {} as RunningApp['urls'];
+  const ready = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start in time:\n${rawLog.join('\n')}`)), options.timeoutMs ?? 60_000);
+    const onLine = (line: string) => {
+      rawLog.push(line);
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        return;
+      }
+      logs.push(entry);
+      if (entry.msg === 'listening' && typeof entry.service === 'string') {
+        urls[entry.service as keyof RunningApp['urls']] = `http://127.0.0.1:${entry.port}`;
+      }
+      if (entry.msg === 'ready') {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    readline.createInterface({ input: child.stdout! }).on('line', onLine);
+    readline.createInterface({ input: child.stderr! }).on('line', (line) => rawLog.push(line));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code} before it was ready:\n${rawLog.join('\n')}`));
+    });
+  });
+  await ready;
+  return {
+    urls,
+    logs,
+    rawLog,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      return code as number | null;
+    },
+  };
+}
+
+/** fetch() returning status, headers and parsed JSON (or the raw bytes). */
+export async function call(url: string, init?: RequestInit) {
+  const response = await fetch(url, init);
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const type = response.headers.get('content-type') ?? '';
+  const json = type.includes('json') && bytes.length ? JSON.parse(bytes.toString('utf8')) : undefined;
+  return { status: response.status, headers: response.headers, json, bytes, text: bytes.toString('utf8') };
+}
