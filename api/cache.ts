@@ -5,52 +5,69 @@ import Keyv from 'keyv';
 import KeyvRedis from '@keyv/redis';
 import type { RedisClientType } from '@redis/client';
 import type { Logger } from '../shared/log.ts';
-
-/** TTLs in seconds (spec "Cache durations"). */
-export const TTL = {
-  uuid: 3600,
-  profile: 300,
-  texture: 86_400,
-  render: 604_800,
-  history: 21_600,
-  announcements: 600,
-  meta: 3600,
-  /** "No such player" answers: shorter than a hit so a new account shows up soon. */
-  negative: 60,
-} as const;
+import type { CacheTtls } from './config.ts';
 
 export type Freshness = 'fresh' | 'stale';
 export interface CacheHit<T> { value: T; freshness: Freshness; storedAt: number }
 
 interface Envelope<T> { v: T; t: number }
 
-/** A Map that forgets its least recently used entries beyond a bound (keyv's memory store). */
+/** Rough size of a stored value: exact for bytes and text, JSON length for the rest. */
+function sizeOf(value: unknown): number {
+  if (Buffer.isBuffer(value)) return value.length;
+  if (typeof value === 'string') return value.length;
+  if (value === null || typeof value !== 'object') return 8;
+  let total = 0;
+  for (const item of Object.values(value)) total += sizeOf(item) + 16;
+  return total;
+}
+
+/**
+ * A Map that forgets its least recently used entries beyond a bound (keyv's memory store).
+ * It keeps values as objects (no serialisation), so a cached image is the same Buffer each time.
+ */
 export class LruMap<V> extends Map<string, V> {
   readonly limit: number;
+  private sizes = new Map<string, number>();
+  bytes = 0;
   constructor(limit: number) {
     super();
     this.limit = limit;
   }
+  override delete(key: string): boolean {
+    this.bytes -= this.sizes.get(key) ?? 0;
+    this.sizes.delete(key);
+    return super.delete(key);
+  }
+  override clear(): void {
+    super.clear();
+    this.sizes.clear();
+    this.bytes = 0;
+  }
   override get(key: string): V | undefined {
     const value = super.get(key);
     if (value !== undefined) {
+      // Move to the newest end; sizes are unchanged.
       super.delete(key);
       super.set(key, value);
     }
     return value;
   }
   override set(key: string, value: V): this {
-    super.delete(key);
+    this.delete(key);
     super.set(key, value);
+    const size = sizeOf(value) + key.length;
+    this.sizes.set(key, size);
+    this.bytes += size;
     if (this.size > this.limit) {
       const oldest = this.keys().next();
-      if (!oldest.done) super.delete(oldest.value);
+      if (!oldest.done) this.delete(oldest.value);
     }
     return this;
   }
 }
 
-export interface CacheStats { enabled: boolean; backend: 'memory' | 'redis'; entries: number; hits: number; misses: number; stale: number; errors: number }
+export interface CacheStats { enabled: boolean; backend: 'memory' | 'redis'; entries: number; bytes: number | null; hits: number; misses: number; stale: number; errors: number }
 
 export class CacheNamespace<T> {
   readonly name: string;
@@ -104,7 +121,7 @@ export class CacheNamespace<T> {
   }
 }
 
-export interface CacheOptions { maxEntries: number; staleSeconds: number; redis?: RedisClientType | null; log: Logger }
+export interface CacheOptions { maxEntries: number; staleSeconds: number; ttl: CacheTtls; redis?: RedisClientType | null; log: Logger }
 
 export class Cache {
   private readonly options: CacheOptions;
@@ -121,15 +138,27 @@ export class Cache {
     return this.memory ? 'memory' : 'redis';
   }
 
-  namespace<T>(name: string, ttlSeconds: number, staleSeconds = this.options.staleSeconds): CacheNamespace<T> {
+  /** The configured lifetimes (CACHE_TTL_*), e.g. for negative answers. */
+  get ttl(): CacheTtls {
+    return this.options.ttl;
+  }
+
+  /** A namespace whose TTL is the configured one of that name, or `ttlSeconds` for others. */
+  namespace<T>(name: string, ttlSeconds?: number, staleSeconds = this.options.staleSeconds): CacheNamespace<T> {
     const existing = this.namespaces.get(name);
     if (existing) return existing as CacheNamespace<T>;
     const store = this.options.redis
-      ? new KeyvRedis(this.options.redis, { namespace: `skinfarm:${name}`, useUnlink: true })
+      ? new KeyvRedis(this.options.redis, { useUnlink: true })
       : this.memory!;
-    const keyv = new Keyv({ store, namespace: this.memory ? `skinfarm:${name}` : undefined, useKeyPrefix: !!this.memory, throwOnErrors: true });
+    const identity = (data: unknown) => data as string;
+    const keyv = this.memory
+      ? new Keyv({ store, namespace: `skinfarm:${name}`, throwOnErrors: true, serialize: identity, deserialize: identity as never })
+      // The Redis adapter prefixes keys itself ("skinfarm:name::key"); keyv must not add another.
+      : new Keyv({ store, namespace: `skinfarm:${name}`, useKeyPrefix: false, throwOnErrors: true });
     keyv.on('error', (err: unknown) => this.failed(name, err));
-    const ns = new CacheNamespace<T>(this, name, keyv, ttlSeconds, staleSeconds);
+    const ttl = ttlSeconds ?? this.options.ttl[name as keyof CacheTtls];
+    if (ttl === undefined) throw new Error(`cache namespace ${name} needs a TTL`);
+    const ns = new CacheNamespace<T>(this, name, keyv, ttl, staleSeconds);
     this.namespaces.set(name, ns as CacheNamespace<unknown>);
     return ns;
   }
@@ -143,16 +172,21 @@ export class Cache {
     this.options.log.warn('cache store error', { namespace, err });
   }
 
-  /** Local counters plus the entry count (memory size, or the Redis database size). */
+  /** Local counters plus entries and bytes (the LRU's, or the Redis database's). */
   async stats(): Promise<CacheStats> {
     let entries = this.memory?.size ?? 0;
-    if (this.options.redis) {
+    let bytes: number | null = this.memory?.bytes ?? null;
+    const redis = this.options.redis;
+    if (redis) {
       try {
-        entries = this.options.redis.isReady ? await this.options.redis.dbSize() : 0;
+        entries = redis.isReady ? await redis.dbSize() : 0;
+        const info = redis.isReady ? await redis.info('memory') : '';
+        const used = /used_memory:(\d+)/.exec(info);
+        bytes = used ? Number(used[1]) : null;
       } catch {
         entries = 0;
       }
     }
-    return { enabled: true, backend: this.backend, entries, ...this.counters };
+    return { enabled: true, backend: this.backend, entries, bytes, ...this.counters };
   }
 }

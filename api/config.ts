@@ -11,6 +11,8 @@ export interface Config {
   ports: Record<ServiceName, number>;
   services: ServiceName[];
   publicUrl: string;
+  /** False when PUBLIC_URL was derived from SKINS_PORT (then port 0 is resolved after listen). */
+  publicUrlExplicit: boolean;
   logLevel: LogLevel;
   /** Trust X-Forwarded-For for the client IP (only behind a known proxy). */
   trustProxy: boolean;
@@ -19,9 +21,11 @@ export interface Config {
   /** Explicit allow-list; null = textures.minecraft.net + the external metadata's skinDomains. */
   textureHosts: string[] | null;
   upstream: { timeoutMs: number; retries: number; textureMaxBytes: number };
-  cache: { maxEntries: number; staleSeconds: number };
+  cache: { maxEntries: number; staleSeconds: number; ttl: CacheTtls };
   oauth: { clientId: string | null; clientSecret: string | null; redirectUrl: string | null; scopes: string[] };
   sessionSecret: string | null;
+  /** The player shown as the live example on the landing page. */
+  demoPlayer: string;
   redisUrl: string | null;
   render: { workers: number; chromiumPath: string | null; gpu: 'auto' | 'on' | 'off'; queueLimit: number; jobTimeoutMs: number };
   media: { dir: string; password: string | null; passwordHash: string | null; tokenTtlSeconds: number };
@@ -39,6 +43,19 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Cache lifetimes in seconds; defaults are the spec's, each overridable (CACHE_TTL_<NAME>). */
+export const DEFAULT_TTLS = {
+  uuid: 3600,
+  profile: 300,
+  texture: 86_400,
+  render: 604_800,
+  announcements: 600,
+  meta: 3600,
+  /** "No such player" answers: shorter than a hit so a new account shows up soon. */
+  negative: 60,
+} as const;
+export type CacheTtls = Record<keyof typeof DEFAULT_TTLS, number>;
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -107,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     ports,
     services: [...new Set(services)].filter((s): s is ServiceName => (SERVICE_NAMES as readonly string[]).includes(s)),
     publicUrl: url('PUBLIC_URL', `http://localhost:${ports.skins}`),
+    publicUrlExplicit: !!env.PUBLIC_URL?.trim(),
     logLevel: oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
     trustProxy: bool('TRUST_PROXY', false),
     official: {
@@ -129,6 +147,8 @@ export function loadConfig(env: Env = process.env): Config {
     cache: {
       maxEntries: int('CACHE_MAX_ENTRIES', 50_000, 100, 10_000_000),
       staleSeconds: int('CACHE_STALE_SECONDS', 86_400, 0, 30 * 86_400),
+      ttl: Object.fromEntries(Object.entries(DEFAULT_TTLS).map(([name, seconds]) =>
+        [name, int(`CACHE_TTL_${name.toUpperCase()}`, seconds, 0, 30 * 86_400)])) as CacheTtls,
     },
     oauth: {
       clientId: optional('OAUTH_CLIENT_ID'),
@@ -137,6 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
       scopes: list('OAUTH_SCOPES') ?? ['User.Read', 'Player.Read', 'PremiumVerification.Read', 'Yggdrasil.MinecraftToken.Create'],
     },
     sessionSecret,
+    demoPlayer: str('DEMO_PLAYER', 'Notch'),
     redisUrl: optional('REDIS_URL'),
     render: {
       workers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 1, 64),

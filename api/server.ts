@@ -33,7 +33,7 @@ function listen(server: http.Server, port: number, host: string): Promise<number
 
 export async function startServices(config: Config, log: Logger): Promise<RunningServices> {
   const redis: RedisClientType | null = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
-  const cache = new Cache({ maxEntries: config.cache.maxEntries, staleSeconds: config.cache.staleSeconds, redis, log });
+  const cache = new Cache({ maxEntries: config.cache.maxEntries, staleSeconds: config.cache.staleSeconds, ttl: config.cache.ttl, redis, log });
   const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore(), log);
   const shared = { config, log, cache, limiter, redis };
 
@@ -47,6 +47,7 @@ export async function startServices(config: Config, log: Logger): Promise<Runnin
     const server = http.createServer(service.app.callback());
     server.keepAliveTimeout = 65_000;
     ports[name] = await listen(server, config.ports[name], config.host);
+    if (name === 'skins' && !config.publicUrlExplicit) config.publicUrl = `http://localhost:${ports[name]}`;
     servers.push(server);
     serviceLog.info('listening', { port: ports[name], host: config.host });
   }

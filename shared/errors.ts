@@ -24,6 +24,12 @@ export const ERROR_CODES = {
   overloaded: { status: 503, message: '服务繁忙，请稍后再试' },
   oauth_not_configured: { status: 503, message: '未配置外部登录' },
   upstream_timeout: { status: 504, message: '上游数据源超时' },
+  // accounts (OAuth login to the external service)
+  not_logged_in: { status: 401, message: '未登录，请先通过 /oauth/external 登录' },
+  missing_scope: { status: 403, message: '授权时未授予所需的权限' },
+  oauth_state_mismatch: { status: 400, message: '登录请求无效或已过期，请重新登录' },
+  oauth_denied: { status: 403, message: '用户拒绝了授权' },
+  oauth_failed: { status: 502, message: '外部登录失败' },
   // media service
   category_not_found: { status: 404, message: 'Unknown category' },
   empty_category: { status: 404, message: 'No media in this category matches the filter' },

@@ -1,7 +1,7 @@
 // The external service's public information: announcements (HTML cleaned to a small tag
 // whitelist) and its Yggdrasil metadata, both cached.
 import sanitizeHtml from 'sanitize-html';
-import { TTL, type Cache, type CacheNamespace } from '../cache.ts';
+import type { Cache, CacheNamespace } from '../cache.ts';
 import { Coalescer } from '../coalesce.ts';
 import type { ExternalSource, RawAnnouncement, YggdrasilMetadata } from './upstream/external.ts';
 
@@ -52,8 +52,8 @@ export class ExternalInfo {
 
   constructor(source: ExternalSource, cache: Cache) {
     this.source = source;
-    this.announcementsCache = cache.namespace('announcements', TTL.announcements);
-    this.metaCache = cache.namespace('meta', TTL.meta);
+    this.announcementsCache = cache.namespace('announcements');
+    this.metaCache = cache.namespace('meta');
   }
 
   /** Announcements by priority (highest first), then newest first. */

@@ -3,7 +3,7 @@
 // player does not exist, or when official fails and external knows the player.
 import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
-import { TTL, type Cache, type CacheNamespace } from '../cache.ts';
+import type { Cache, CacheNamespace } from '../cache.ts';
 import { Coalescer } from '../coalesce.ts';
 import type { CacheState, NameHit, RawProfile, SourceId, SourceParam } from './types.ts';
 import type { ExternalSource } from './upstream/external.ts';
@@ -51,12 +51,14 @@ export class PlayerLookup {
   private readonly profiles: CacheNamespace<Cached<RawProfile>>;
   private readonly inflight = new Coalescer();
   private readonly log: Logger;
+  private readonly negativeTtl: number;
 
   constructor(sources: Sources, cache: Cache, log: Logger) {
     this.sources = sources;
-    this.names = cache.namespace('uuid', TTL.uuid);
-    this.profiles = cache.namespace('profile', TTL.profile);
+    this.names = cache.namespace('uuid');
+    this.profiles = cache.namespace('profile');
     this.log = log;
+    this.negativeTtl = cache.ttl.negative;
   }
 
   /** Name to UUID record; throws not_found when no asked source knows the name. */
@@ -78,7 +80,7 @@ export class PlayerLookup {
     const byName = new Map(hits.map((h) => [h.name.toLowerCase(), h]));
     await Promise.all(asked.map((name) => {
       const hit = byName.get(name.toLowerCase()) ?? null;
-      return this.names.set(`${source}:${name.toLowerCase()}`, hit, hit ? TTL.uuid : TTL.negative);
+      return this.names.set(`${source}:${name.toLowerCase()}`, hit, hit ? this.names.ttlSeconds : this.negativeTtl);
     }));
   }
 
@@ -113,7 +115,7 @@ export class PlayerLookup {
     return this.inflight.run(`${ns.name}:${key}`, async () => {
       try {
         const value = await fetch();
-        await ns.set(key, value, value === null ? TTL.negative : ns.ttlSeconds);
+        await ns.set(key, value, value === null ? this.negativeTtl : ns.ttlSeconds);
         return { value, cache: 'MISS' as const };
       } catch (error) {
         if (entry && entry.value !== null) {

@@ -5,11 +5,16 @@ import type { Cache } from '../cache.ts';
 import { createHttpApp, type AppState } from '../http/app.ts';
 import { errorEnvelope } from '../http/envelope.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
+import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Service, SharedDeps } from '../service.ts';
 import { ExternalInfo } from './external-info.ts';
 import { PlayerLookup, Sources } from './lookup.ts';
-import { skinsRouter } from './routes.ts';
+import { ExternalAccount } from './account/external-account.ts';
+import { accountRouter } from './account/routes.ts';
+import { sessionMiddleware } from './account/session.ts';
+import { pagesRouter } from './pages/routes.ts';
+import { RATE_GROUPS, skinsRouter } from './routes.ts';
 import { TextureStore, OFFICIAL_TEXTURE_HOST } from './texture-store.ts';
 import { TextureFetcher } from './textures.ts';
 import { UpstreamClient } from './upstream/client.ts';
@@ -35,6 +40,7 @@ export class SkinsService implements Service {
   readonly textureHealth: SourceHealth;
   readonly app: Koa<AppState>;
   private readonly startedAt = Date.now();
+  private lastProbe: { at: number; result: ReturnType<SkinsService['probe']> } | null = null;
 
   constructor(deps: SharedDeps) {
     const { config, log, cache } = deps;
@@ -51,10 +57,26 @@ export class SkinsService implements Service {
     const fetcher = new TextureFetcher(new UpstreamClient(this.textureHealth, clientOptions), () => this.textureHosts(), config.upstream.textureMaxBytes);
     this.textures = new TextureStore(fetcher, cache);
 
+    const { clientId, clientSecret, redirectUrl, scopes } = config.oauth;
+    const account = clientId && clientSecret && redirectUrl
+      ? new ExternalAccount(external.client, config.external, { clientId, clientSecret, redirectUrl, scopes })
+      : null;
+
     this.app = createHttpApp({ service: 'skins', version: VERSION, log, trustProxy: config.trustProxy, formatError: errorEnvelope });
-    const router = skinsRouter(this);
-    this.app.use(router.routes());
-    this.app.use(router.allowedMethods({ throw: true }));
+    const secure = config.publicUrl.startsWith('https:');
+    if (secure) {
+      // TLS ends at the proxy in front of us; the cookie must still be marked Secure.
+      this.app.use(async (ctx, next) => {
+        ctx.cookies.secure = true;
+        await next();
+      });
+    }
+    this.app.use(sessionMiddleware(this.app, cache, { secret: config.sessionSecret, secure }));
+    const normal = this.limiter.middleware(RATE_GROUPS.normal);
+    for (const router of [skinsRouter(this), accountRouter(this, account, normal), pagesRouter(this, account !== null, normal)]) {
+      this.app.use(router.routes());
+      this.app.use(router.allowedMethods({ throw: true }));
+    }
   }
 
   /** TEXTURE_HOSTS when set; else the official texture host plus the external skinDomains. */
@@ -74,6 +96,31 @@ export class SkinsService implements Service {
     return [official, external].map((s) => ({ id: s.id, label: s.label, enabled: this.lookup.sources.isEnabled(s.id) }));
   }
 
+  /**
+   * Asks each enabled source one cheap question (official: a name lookup, external: its
+   * metadata) and reports reachability; shared by concurrent callers and reused for 10 s.
+   */
+  probe(): Promise<Record<string, { ok: boolean; ms: number; error: string | null }>> {
+    if (this.lastProbe && Date.now() - this.lastProbe.at < 10_000) return this.lastProbe.result;
+    const timed = async (enabled: boolean, fn: () => Promise<unknown>) => {
+      if (!enabled) return { ok: false, ms: 0, error: 'disabled' };
+      const started = performance.now();
+      try {
+        await fn();
+        return { ok: true, ms: Math.round(performance.now() - started), error: null };
+      } catch (error) {
+        return { ok: false, ms: Math.round(performance.now() - started), error: error instanceof ApiError ? error.code : 'internal_error' };
+      }
+    };
+    const { official, external } = this.lookup.sources;
+    const result = Promise.all([
+      timed(this.config.official.enabled, () => official.nameToId(this.config.demoPlayer.slice(0, 16))),
+      timed(this.config.external.enabled, () => external.metadata()),
+    ]).then(([o, e]) => ({ official: o, external: e }));
+    this.lastProbe = { at: Date.now(), result };
+    return result;
+  }
+
   /** Local state only: no upstream is asked. */
   async status() {
     const { official, external } = this.lookup.sources;
@@ -81,7 +128,7 @@ export class SkinsService implements Service {
     return {
       version: VERSION,
       uptime_ms: Date.now() - this.startedAt,
-      cache: { enabled: cache.enabled, backend: cache.backend, entries: cache.entries, hits: cache.hits, misses: cache.misses, stale: cache.stale, errors: cache.errors },
+      cache: { enabled: cache.enabled, backend: cache.backend, entries: cache.entries, bytes: cache.bytes, hits: cache.hits, misses: cache.misses, stale: cache.stale, errors: cache.errors },
       sources: {
         official: official.client.health.snapshot(),
         external: external.client.health.snapshot(),

@@ -1,6 +1,6 @@
 // Texture files by content hash: cached for a day, one download per hash at a time, and only
 // from allow-listed hosts (TEXTURE_HOSTS, or textures.minecraft.net + the external skinDomains).
-import { TTL, type Cache, type CacheNamespace } from '../cache.ts';
+import type { Cache, CacheNamespace } from '../cache.ts';
 import { Coalescer } from '../coalesce.ts';
 import type { CacheState } from './types.ts';
 import { textureHash, type TextureFetcher } from './textures.ts';
@@ -14,7 +14,7 @@ export class TextureStore {
 
   constructor(fetcher: TextureFetcher, cache: Cache) {
     this.fetcher = fetcher;
-    this.files = cache.namespace('texture', TTL.texture, 0);
+    this.files = cache.namespace('texture', undefined, 0);
   }
 
   async get(url: string): Promise<{ png: Buffer; hash: string; cache: CacheState }> {

@@ -1,0 +1,37 @@
+// HTML pages of the skins service and the upstream probe the status page's button calls.
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { ok } from '../../http/envelope.ts';
+import type { AccountSession } from '../account/session.ts';
+import type { SkinsService } from '../service.ts';
+import { renderLanding } from './landing.ts';
+import { renderStatusPage } from './status.ts';
+
+export function pagesRouter(service: SkinsService, oauthConfigured: boolean, limit: Middleware): Router {
+  const router = new Router();
+
+  router.get('/', (ctx) => {
+    const { user } = ctx.session as unknown as AccountSession;
+    ctx.type = 'html';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = renderLanding({ demoPlayer: service.config.demoPlayer, user: user ?? null, oauthConfigured });
+  });
+
+  router.get('/status', async (ctx) => {
+    const started = process.hrtime.bigint();
+    const status = await service.status();
+    ctx.type = 'html';
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = renderStatusPage({
+      version: status.version,
+      uptimeMs: status.uptime_ms,
+      responseMs: Number(process.hrtime.bigint() - started) / 1e6,
+      cache: status.cache,
+      sources: status.sources,
+    });
+  });
+
+  router.get('/v1/status/probe', limit, async (ctx) => ok(ctx, await service.probe()));
+
+  return router;
+}

@@ -1,0 +1,27 @@
+// A fake upstream plus the real skins service pointed at it, for one test file.
+import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from '../../scripts/fake-upstream/server.ts';
+import { call, startApp, type RunningApp } from './service.ts';
+
+export interface SkinsHarness {
+  fake: FakeUpstream;
+  app: RunningApp;
+  base: string;
+  get(path: string, init?: RequestInit): ReturnType<typeof call>;
+  stop(): Promise<void>;
+}
+
+export async function startSkins(env: Record<string, string> = {}, fakeOptions: FakeUpstreamOptions = {}): Promise<SkinsHarness> {
+  const fake = await startFakeUpstream(fakeOptions);
+  const app = await startApp({ SERVICES: 'skins', UPSTREAM_TIMEOUT_MS: '800', ...fake.env, ...env });
+  const base = app.urls.skins;
+  return {
+    fake,
+    app,
+    base,
+    get: (path, init) => call(`${base}${path}`, init),
+    async stop() {
+      await app.stop();
+      await fake.close();
+    },
+  };
+}

@@ -1,0 +1,69 @@
+// Per-IP rate limits with their headers, stale-on-error and negative caching.
+import test from 'ava';
+import { startSkins, type SkinsHarness } from './helpers/skins.ts';
+
+let h: SkinsHarness;
+test.before(async () => {
+  // Profiles are stale as soon as stored, so every read tries the upstream first.
+  h = await startSkins({ TRUST_PROXY: '1', CACHE_TTL_PROFILE: '0' });
+});
+test.after.always(async () => {
+  await h?.stop();
+});
+
+const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
+
+test('the normal group allows 120 requests a window, then 429 with Retry-After', async (t) => {
+  const ip = '198.51.100.10';
+  const first = await h.get('/v1/decode?value=e30=', from(ip));
+  t.is(first.headers.get('x-ratelimit-limit'), '120');
+  const remaining = Number(first.headers.get('x-ratelimit-remaining'));
+  const reset = Number(first.headers.get('x-ratelimit-reset'));
+  t.true(reset * 1000 > Date.now() && reset * 1000 <= Date.now() + 61_000);
+  const rest = await Promise.all(Array.from({ length: remaining }, () => h.get('/v1/decode?value=e30=', from(ip))));
+  const limitedEarly = rest.filter((r) => r.status === 429).length;
+  const limited = await h.get('/v1/decode?value=e30=', from(ip));
+  // A window boundary inside the burst would reset the count; then no 429 is due yet.
+  if (Number(limited.headers.get('x-ratelimit-reset')) !== reset) return t.pass('window rolled over during the burst');
+  t.is(limitedEarly, 0);
+  t.is(limited.status, 429);
+  t.is(limited.json.code, 'rate_limited');
+  t.is(limited.headers.get('x-ratelimit-remaining'), '0');
+  const retryAfter = Number(limited.headers.get('retry-after'));
+  t.true(retryAfter >= 1 && retryAfter <= 60);
+  const other = await h.get('/v1/decode?value=e30=', from('198.51.100.11'));
+  t.is(other.status, 200, 'another client has its own counter');
+  const status = await h.get('/v1/status', from(ip));
+  t.is(status.status, 200, '/v1/status is exempt');
+  t.is((await h.get('/v1/sources', from(ip))).status, 200, '/v1/sources is exempt');
+});
+
+test('groups have their own quotas', async (t) => {
+  const ip = '198.51.100.20';
+  t.is((await h.get('/v1/batch?names=ClassicSteve', from(ip))).headers.get('x-ratelimit-limit'), '300');
+  t.is((await h.get('/v1/skin/ClassicSteve', from(ip))).headers.get('x-ratelimit-limit'), '240');
+  t.is((await h.get('/v1/player/ClassicSteve', from(ip))).headers.get('x-ratelimit-limit'), '120');
+});
+
+test('the last good profile is served when the upstream fails', async (t) => {
+  const first = await h.get('/v1/player/SlimAlex');
+  t.is(first.status, 200);
+  h.fake.control({ down: { official: true } });
+  t.teardown(() => h.fake.control({ down: { official: false } }));
+  const stale = await h.get('/v1/player/SlimAlex');
+  t.is(stale.status, 200);
+  t.is(stale.headers.get('x-cache'), 'STALE');
+  t.is(stale.json.data.uuid, first.json.data.uuid);
+  const uncached = await h.get('/v1/player/HdPlayer?source=official');
+  t.is(uncached.status, 502, 'nothing stale to serve');
+  t.is(uncached.json.code, 'upstream_error');
+  const status = await h.get('/v1/status');
+  t.true(status.json.data.sources.official.errors > 0);
+});
+
+test('"no such player" answers are cached', async (t) => {
+  h.fake.resetCalls();
+  t.is((await h.get('/v1/uuid/GhostPlayer?source=official')).status, 404);
+  t.is((await h.get('/v1/uuid/GhostPlayer?source=official')).status, 404);
+  t.is(h.fake.calls()['official.name'], 1);
+});

@@ -1,0 +1,12 @@
+// Without TRUST_PROXY a client cannot pick its rate-limit identity with X-Forwarded-For.
+import test from 'ava';
+import { startSkins } from './helpers/skins.ts';
+
+test('X-Forwarded-For is ignored unless TRUST_PROXY is set', async (t) => {
+  const h = await startSkins();
+  t.teardown(() => h.stop());
+  const a = await h.get('/v1/decode?value=e30=', { headers: { 'x-forwarded-for': '203.0.113.1' } });
+  const b = await h.get('/v1/decode?value=e30=', { headers: { 'x-forwarded-for': '203.0.113.2' } });
+  t.is(Number(b.headers.get('x-ratelimit-remaining')), Number(a.headers.get('x-ratelimit-remaining')) - 1);
+  t.true(h.app.logs.some((l) => l.msg === 'request' && l.ip === '127.0.0.1'));
+});

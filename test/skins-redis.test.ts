@@ -1,0 +1,55 @@
+// The skins service on a real Redis: cache, rate-limit counters and their survival of a restart.
+import test from 'ava';
+import { createClient } from '@redis/client';
+import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
+import { redisUnavailableReason, startRedis, type TestRedis } from './helpers/redis.ts';
+import { call, startApp } from './helpers/service.ts';
+
+const skip = redisUnavailableReason();
+if (skip) console.log(skip);
+const maybe = skip ? test.skip : test.serial;
+
+let redis: TestRedis;
+let fake: FakeUpstream;
+test.before(async () => {
+  if (skip) return;
+  redis = await startRedis();
+  fake = await startFakeUpstream();
+});
+test.after.always(async () => {
+  await fake?.close();
+  await redis?.stop();
+});
+
+maybe('cache and rate limits live in Redis and survive a restart of the service', async (t) => {
+  const env = { SERVICES: 'skins', REDIS_URL: redis.url, ...fake.env };
+  const first = await startApp(env);
+  const r1 = await call(`${first.urls.skins}/v1/player/SlimAlex`);
+  t.is(r1.status, 200);
+  t.is(r1.headers.get('x-cache'), 'MISS');
+  const remaining = Number(r1.headers.get('x-ratelimit-remaining'));
+  await first.stop();
+
+  const client = createClient({ url: redis.url });
+  await client.connect();
+  t.teardown(() => client.quit());
+  const keys = await client.keys('skinfarm:*');
+  t.true(keys.some((k) => k.startsWith('skinfarm:profile')), keys.join(','));
+  t.true(keys.some((k) => k.startsWith('skinfarm:rl:normal:')), keys.join(','));
+
+  fake.resetCalls();
+  const second = await startApp(env);
+  t.teardown(() => second.stop());
+  const r2 = await call(`${second.urls.skins}/v1/player/SlimAlex`);
+  t.is(r2.status, 200);
+  t.is(r2.headers.get('x-cache'), 'HIT');
+  t.deepEqual(r2.json.data.profile, r1.json.data.profile);
+  t.is(fake.calls()['official.profile'] ?? 0, 0, 'served from Redis, no upstream call');
+  // Same window (unless it rolled over): the counter continued across the restart.
+  if (r2.headers.get('x-ratelimit-reset') === r1.headers.get('x-ratelimit-reset')) {
+    t.is(Number(r2.headers.get('x-ratelimit-remaining')), remaining - 1);
+  }
+  const status = await call(`${second.urls.skins}/v1/status`);
+  t.is(status.json.data.cache.backend, 'redis');
+  t.true(status.json.data.cache.entries > 0);
+});
