@@ -2,6 +2,7 @@
 // Every problem is reported together, each naming the variable and what it accepts.
 import os from 'node:os';
 import type { LogLevel } from '../shared/log.ts';
+import { parseBudget, type BudgetSpec } from './skins/upstream/budget.ts';
 
 export type ServiceName = 'skins' | 'media' | 'search';
 export const SERVICE_NAMES: readonly ServiceName[] = ['skins', 'media', 'search'];
@@ -20,7 +21,7 @@ export interface Config {
   external: { enabled: boolean; url: string; yggdrasilUrl: string };
   /** Explicit allow-list; null = textures.minecraft.net + the external metadata's skinDomains. */
   textureHosts: string[] | null;
-  upstream: { timeoutMs: number; retries: number; textureMaxBytes: number };
+  upstream: { timeoutMs: number; retries: number; textureMaxBytes: number; budgets: Record<string, BudgetSpec>; nameBatchMs: number; errorTtlMs: number };
   cache: { maxEntries: number; staleSeconds: number; ttl: CacheTtls };
   oauth: { clientId: string | null; clientSecret: string | null; redirectUrl: string | null; scopes: string[] };
   sessionSecret: string | null;
@@ -43,6 +44,14 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Outgoing budgets per upstream endpoint family ("N/S[:burst]"; "off" = unlimited). */
+export const DEFAULT_BUDGETS = {
+  'official.names': '600/600:60',
+  'official.profiles': '600/600:60',
+  'external.names': '1200/600:60',
+  'external.profiles': '1200/600:60',
+} as const;
 
 /** Cache lifetimes in seconds; defaults are the spec's, each overridable (CACHE_TTL_<NAME>). */
 export const DEFAULT_TTLS = {
@@ -106,6 +115,19 @@ export function loadConfig(env: Env = process.env): Config {
     return raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : null;
   };
 
+  const budgets = (): Record<string, BudgetSpec> => {
+    const out: Record<string, BudgetSpec> = {};
+    for (const [family, fallback] of Object.entries(DEFAULT_BUDGETS)) {
+      const name = `${family.replace('.', '_').toUpperCase()}_BUDGET`;
+      const text = str(name, fallback);
+      if (text.toLowerCase() === 'off') continue;
+      const spec = parseBudget(text);
+      if (spec) out[family] = spec;
+      else problems.push(`${name} must be "N/S" (N calls per S seconds), "N/S:burst" or "off" (got "${text}")`);
+    }
+    return out;
+  };
+
   const ports = {
     skins: int('SKINS_PORT', 3000, 0, 65535),
     media: int('MEDIA_PORT', 3001, 0, 65535),
@@ -143,6 +165,9 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: int('UPSTREAM_TIMEOUT_MS', 5000, 100, 120_000),
       retries: int('UPSTREAM_RETRIES', 1, 0, 5),
       textureMaxBytes: int('TEXTURE_MAX_BYTES', 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+      budgets: budgets(),
+      nameBatchMs: int('NAME_BATCH_WINDOW_MS', 5, 0, 1000),
+      errorTtlMs: int('UPSTREAM_ERROR_TTL_MS', 5000, 0, 600_000),
     },
     cache: {
       maxEntries: int('CACHE_MAX_ENTRIES', 50_000, 100, 10_000_000),

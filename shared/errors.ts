@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   not_implemented: { status: 501, message: '该功能尚未实现' },
   upstream_error: { status: 502, message: '上游数据源出错' },
   overloaded: { status: 503, message: '服务繁忙，请稍后再试' },
+  upstream_busy: { status: 503, message: '上游数据源暂时不可用（限流保护），请稍后再试' },
   oauth_not_configured: { status: 503, message: '未配置外部登录' },
   upstream_timeout: { status: 504, message: '上游数据源超时' },
   // accounts (OAuth login to the external service)

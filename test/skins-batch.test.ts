@@ -30,7 +30,7 @@ test('GET batch resolves names, lists the unknown ones in missing', async (t) =>
   }
 });
 
-test('names are sent in chunks of 10 to official and 5 to external', async (t) => {
+test.serial('names are sent in chunks of 10 to official and 5 to external', async (t) => {
   h.fake.resetCalls();
   const official = Array.from({ length: 23 }, (_, i) => `gen_${1000 + i}`);
   const external = Array.from({ length: 7 }, (_, i) => `ext_${2000 + i}`);
@@ -44,7 +44,7 @@ test('names are sent in chunks of 10 to official and 5 to external', async (t) =
   t.is(r.json.data.found.filter((f: { source: string }) => f.source === 'external').length, 7);
 });
 
-test('batch results feed the name cache', async (t) => {
+test.serial('batch results feed the name cache', async (t) => {
   await post({ names: ['gen_77', 'gen_78'] });
   h.fake.resetCalls();
   const r = await h.get('/v1/uuid/gen_77');

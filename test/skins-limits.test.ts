@@ -61,7 +61,7 @@ test('the last good profile is served when the upstream fails', async (t) => {
   t.true(status.json.data.sources.official.errors > 0);
 });
 
-test('"no such player" answers are cached', async (t) => {
+test.serial('"no such player" answers are cached', async (t) => {
   h.fake.resetCalls();
   t.is((await h.get('/v1/uuid/GhostPlayer?source=official')).status, 404);
   t.is((await h.get('/v1/uuid/GhostPlayer?source=official')).status, 404);

@@ -30,7 +30,7 @@ test('raw skin is the upstream PNG with image headers, an ETag and a 304', async
   t.is(again.bytes.length, 0);
 });
 
-test('download=1 adds an attachment header; the texture is cached by hash', async (t) => {
+test.serial('download=1 adds an attachment header; the texture is cached by hash', async (t) => {
   h.fake.resetCalls();
   const r = await h.get('/v1/skin/SlimAlex?download=1');
   t.is(r.status, 200);
@@ -61,7 +61,7 @@ test('upload=0 ignores the skin-site upload and serves the official skin', async
   t.true(fallback.bytes.equals(official.bytes));
 });
 
-test('textures on hosts off the allow-list are never requested', async (t) => {
+test.serial('textures on hosts off the allow-list are never requested', async (t) => {
   h.fake.resetCalls();
   const evil = await h.get('/v1/skin/EvilTexture');
   t.is(evil.status, 502);

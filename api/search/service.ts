@@ -1,11 +1,98 @@
-// Placeholder until the search service lands (being built now); answers 501 on every path.
-import { createHttpApp } from '../http/app.ts';
-import { errorEnvelope } from '../http/envelope.ts';
+// Composition of the search service: key store, sources, pipeline and the Koa app.
+import { createHash } from 'node:crypto';
+import type Koa from 'koa';
 import { ApiError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/log.ts';
+import type { Config } from '../config.ts';
+import { createHttpApp, type AppState } from '../http/app.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Service, SharedDeps } from '../service.ts';
+import { adminRouter } from './admin-routes.ts';
+import { formatSearchError } from './errors.ts';
+import { openKeyStore, type KeyStore } from './keys/store.ts';
+import { CROSS_FANOUT, runSearch, type SearchResult } from './pipeline.ts';
+import { searchRouter } from './routes.ts';
+import { domainAnalyser } from './sources/analysers/domain.ts';
+import { emailAnalyser } from './sources/analysers/email.ts';
+import { ipAnalyser } from './sources/analysers/ip.ts';
+import { macAnalyser } from './sources/analysers/mac.ts';
+import { phoneAnalyser } from './sources/analysers/phone.ts';
+import { LocalIndexSource } from './sources/local.ts';
+import { PlayersSource } from './sources/players.ts';
+import type { SearchSource } from './sources/source.ts';
+import type { TypedValue } from './types.ts';
 
-export async function createSearchService(deps: SharedDeps): Promise<Service> {
-  const app = createHttpApp({ service: 'search', version: '1.0.0', log: deps.log, trustProxy: deps.config.trustProxy, formatError: errorEnvelope });
-  app.use(() => { throw new ApiError('not_implemented'); });
-  return { app };
+export const VERSION = '1.0.0';
+
+export async function createSearchService(deps: SharedDeps): Promise<SearchService> {
+  const local = new LocalIndexSource(deps.config.search.dataPath, deps.log);
+  await local.open();
+  return new SearchService(deps, local);
+}
+
+export class SearchService implements Service {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly limiter: RateLimiter;
+  readonly keys: KeyStore;
+  readonly sources: SearchSource[];
+  readonly app: Koa<AppState>;
+  private readonly local: LocalIndexSource;
+  private readonly startedAt = Date.now();
+
+  constructor(deps: SharedDeps, local: LocalIndexSource) {
+    this.config = deps.config;
+    this.log = deps.log;
+    this.limiter = deps.limiter;
+    this.keys = openKeyStore(deps.config.dataDir, deps.redis);
+    this.local = local;
+    this.sources = [
+      local,
+      new PlayersSource(deps, VERSION),
+      ipAnalyser, domainAnalyser, phoneAnalyser, macAnalyser, emailAnalyser,
+    ];
+    this.app = createHttpApp({ service: 'search', version: VERSION, log: deps.log, trustProxy: deps.config.trustProxy, formatError: formatSearchError });
+    for (const router of [searchRouter(this), adminRouter(this.keys, deps.config.search.adminToken, deps.limiter)]) {
+      this.app.use(router.routes());
+      this.app.use(router.allowedMethods({ throw: true }));
+    }
+  }
+
+  /** Runs a search and writes its audit line (a hash of the query, never the query). */
+  async search(query: TypedValue, keyId: string): Promise<SearchResult> {
+    const started = performance.now();
+    let result: SearchResult;
+    try {
+      result = await runSearch(this.sources, query, { timeoutMs: this.config.search.timeoutMs, crossFanout: CROSS_FANOUT, log: this.log });
+    } catch (error) {
+      this.log.error('search failed', { key_id: keyId, type: query.type, err: error });
+      throw new ApiError('search_failed');
+    }
+    this.log.info('search audit', {
+      key_id: keyId,
+      type: query.type,
+      query_sha256: createHash('sha256').update(query.value).digest('hex'),
+      count: result.count,
+      timed_out: result.timed_out,
+      duration_ms: Math.round(performance.now() - started),
+    });
+    return result;
+  }
+
+  health() {
+    return {
+      status: 'ok',
+      version: VERSION,
+      uptime_s: Math.round((Date.now() - this.startedAt) / 1000),
+      key_store: this.keys.backend,
+      admin_api: this.config.search.adminToken ? 'on' : 'off',
+      timeout_ms: this.config.search.timeoutMs,
+      index: this.local.stats,
+      sources: this.sources.map((s) => ({ id: s.id, description: s.description, answers: s.answers, produces: s.produces, available: s.unavailable() === null, reason: s.unavailable() })),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.local.close();
+  }
 }

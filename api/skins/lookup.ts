@@ -6,8 +6,9 @@ import type { Logger } from '../../shared/log.ts';
 import type { Cache, CacheNamespace } from '../cache.ts';
 import { Coalescer } from '../coalesce.ts';
 import type { CacheState, NameHit, RawProfile, SourceId, SourceParam } from './types.ts';
-import type { ExternalSource } from './upstream/external.ts';
-import type { OfficialSource } from './upstream/official.ts';
+import { NameBatcher } from './name-batcher.ts';
+import { EXTERNAL_BULK_LIMIT, type ExternalSource } from './upstream/external.ts';
+import { OFFICIAL_BULK_LIMIT, type OfficialSource } from './upstream/official.ts';
 import { validName } from './validate.ts';
 
 export type Source = OfficialSource | ExternalSource;
@@ -45,16 +46,31 @@ export class Sources {
   }
 }
 
+export interface LookupOptions {
+  /** Window in which single name lookups are merged into one bulk call (0 = off). */
+  nameBatchMs: number;
+  /** How long a failed upstream answer is remembered, so a failing upstream is not hammered. */
+  errorTtlMs: number;
+}
+
 export class PlayerLookup {
   readonly sources: Sources;
+  private readonly batchers: Record<SourceId, NameBatcher>;
+  private readonly recentErrors = new Map<string, { error: unknown; until: number }>();
+  private readonly errorTtlMs: number;
   private readonly names: CacheNamespace<Cached<NameHit>>;
   private readonly profiles: CacheNamespace<Cached<RawProfile>>;
   private readonly inflight = new Coalescer();
   private readonly log: Logger;
   private readonly negativeTtl: number;
 
-  constructor(sources: Sources, cache: Cache, log: Logger) {
+  constructor(sources: Sources, cache: Cache, log: Logger, options: LookupOptions) {
     this.sources = sources;
+    this.batchers = {
+      official: new NameBatcher(sources.official, options.nameBatchMs, OFFICIAL_BULK_LIMIT),
+      external: new NameBatcher(sources.external, options.nameBatchMs, EXTERNAL_BULK_LIMIT),
+    };
+    this.errorTtlMs = options.errorTtlMs;
     this.names = cache.namespace('uuid');
     this.profiles = cache.namespace('profile');
     this.log = log;
@@ -66,7 +82,7 @@ export class PlayerLookup {
     const sources = this.sources.order(param).filter((s) => validName(name, s.id));
     if (sources.length === 0) throw new ApiError('invalid_name', { detail: name.slice(0, 64) });
     return this.firstFound(sources, (source) =>
-      this.cached(this.names, `${source.id}:${name.toLowerCase()}`, () => source.nameToId(name)));
+      this.cached(this.names, `${source.id}:${name.toLowerCase()}`, () => this.batchers[source.id].lookup(name)));
   }
 
   /** Session profile by UUID, from the first source that knows it. */
@@ -105,6 +121,15 @@ export class PlayerLookup {
     throw new ApiError('not_found');
   }
 
+  private rememberError(id: string, error: unknown): void {
+    if (this.errorTtlMs <= 0) return;
+    const now = Date.now();
+    if (this.recentErrors.size > 10_000) {
+      for (const [key, value] of this.recentErrors) if (value.until <= now) this.recentErrors.delete(key);
+    }
+    this.recentErrors.set(id, { error, until: now + this.errorTtlMs });
+  }
+
   /**
    * Fresh cache entry, else one shared upstream call whose answer is cached (negative answers
    * with their own short TTL); when that call fails, the stale entry if there is one.
@@ -112,17 +137,23 @@ export class PlayerLookup {
   private async cached<T>(ns: CacheNamespace<Cached<T>>, key: string, fetch: () => Promise<Cached<T>>): Promise<{ value: Cached<T>; cache: CacheState }> {
     const entry = await ns.get(key);
     if (entry?.freshness === 'fresh') return { value: entry.value, cache: 'HIT' };
-    return this.inflight.run(`${ns.name}:${key}`, async () => {
+    const id = `${ns.name}:${key}`;
+    const stale = (error: unknown) => {
+      if (!entry || entry.value === null) throw error;
+      this.log.warn('serving stale entry after upstream failure', { key: id, code: (error as ApiError).code });
+      return { value: entry.value, cache: 'STALE' as const };
+    };
+    const recent = this.recentErrors.get(id);
+    if (recent && recent.until > Date.now()) return stale(recent.error);
+    return this.inflight.run(id, async () => {
       try {
         const value = await fetch();
         await ns.set(key, value, value === null ? this.negativeTtl : ns.ttlSeconds);
+        this.recentErrors.delete(id);
         return { value, cache: 'MISS' as const };
       } catch (error) {
-        if (entry && entry.value !== null) {
-          this.log.warn('serving stale entry after upstream failure', { key: `${ns.name}:${key}`, code: (error as ApiError).code });
-          return { value: entry.value, cache: 'STALE' as const };
-        }
-        throw error;
+        this.rememberError(id, error);
+        return stale(error);
       }
     });
   }

@@ -17,6 +17,7 @@ import { pagesRouter } from './pages/routes.ts';
 import { RATE_GROUPS, skinsRouter } from './routes.ts';
 import { TextureStore, OFFICIAL_TEXTURE_HOST } from './texture-store.ts';
 import { TextureFetcher } from './textures.ts';
+import { UpstreamBudgets } from './upstream/budget.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import { ExternalSource } from './upstream/external.ts';
 import { SourceHealth } from './upstream/health.ts';
@@ -38,6 +39,7 @@ export class SkinsService implements Service {
   readonly externalInfo: ExternalInfo;
   readonly textures: TextureStore;
   readonly textureHealth: SourceHealth;
+  readonly budgets: UpstreamBudgets;
   readonly app: Koa<AppState>;
   private readonly startedAt = Date.now();
   private lastProbe: { at: number; result: ReturnType<SkinsService['probe']> } | null = null;
@@ -49,9 +51,13 @@ export class SkinsService implements Service {
     this.cache = cache;
     this.limiter = deps.limiter;
     const clientOptions = { timeoutMs: config.upstream.timeoutMs, retries: config.upstream.retries, userAgent: `Skinfarm/${VERSION}` };
-    const official = new OfficialSource(config.official, new UpstreamClient(new SourceHealth('official', config.official.enabled), clientOptions));
-    const external = new ExternalSource(config.external, new UpstreamClient(new SourceHealth('external', config.external.enabled), clientOptions));
-    this.lookup = new PlayerLookup(new Sources(official, external, { official: config.official.enabled, external: config.external.enabled }), cache, log);
+    this.budgets = new UpstreamBudgets(config.upstream.budgets, deps.redis, log);
+    const official = new OfficialSource(config.official, new UpstreamClient(new SourceHealth('official', config.official.enabled),
+      { ...clientOptions, budgets: this.budgets, throttleStatuses: [429, 403] }));
+    const external = new ExternalSource(config.external, new UpstreamClient(new SourceHealth('external', config.external.enabled),
+      { ...clientOptions, budgets: this.budgets }));
+    this.lookup = new PlayerLookup(new Sources(official, external, { official: config.official.enabled, external: config.external.enabled }), cache, log,
+      { nameBatchMs: config.upstream.nameBatchMs, errorTtlMs: config.upstream.errorTtlMs });
     this.externalInfo = new ExternalInfo(external, cache);
     this.textureHealth = new SourceHealth('textures', true);
     const fetcher = new TextureFetcher(new UpstreamClient(this.textureHealth, clientOptions), () => this.textureHosts(), config.upstream.textureMaxBytes);
@@ -134,6 +140,7 @@ export class SkinsService implements Service {
         external: external.client.health.snapshot(),
       },
       textures: this.textureHealth.snapshot(),
+      upstream_budgets: this.budgets.snapshot(),
       rate_limited: this.limiter.limitedTotal,
     };
   }

@@ -13,6 +13,8 @@ export interface RunningApp {
   logs: Array<Record<string, unknown>>;
   rawLog: string[];
   process: ChildProcess;
+  /** Resolves with the first log entry matching, waiting for lines still in the pipe. */
+  waitForLog(match: (entry: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   stop(): Promise<number | null>;
 }
 
@@ -67,6 +69,21 @@ export async function startApp(env: Record<string, string>, options: { timeoutMs
     logs,
     rawLog,
     process: child,
+    waitForLog(match, timeoutMs = 5000) {
+      const found = logs.find(match);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => { off(); reject(new Error('log line not seen')); }, timeoutMs);
+        const onLine = () => {
+          const hit = logs.find(match);
+          if (hit) { off(); resolve(hit); }
+        };
+        // readline parses on the same 'data' events; check after it has run.
+        const onData = () => setImmediate(onLine);
+        const off = () => { clearTimeout(timer); child.stdout!.off('data', onData); };
+        child.stdout!.on('data', onData);
+      });
+    },
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
       child.kill('SIGTERM');

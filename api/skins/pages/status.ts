@@ -1,11 +1,13 @@
 // GET /status: the service's state for a person. Nothing here calls an upstream; the probe
 // button asks /v1/status/probe (rate limited) from the browser.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { escapeHtml, layout } from './layout.ts';
 
-const require = createRequire(import.meta.url);
-const GOT_VERSION: string = require('got/package.json').version;
+// got does not export its package.json; read it next to the resolved entry point.
+const gotEntry = createRequire(import.meta.url).resolve('got');
+const GOT_VERSION: string = JSON.parse(readFileSync(`${gotEntry.slice(0, gotEntry.lastIndexOf('/node_modules/got/'))}/node_modules/got/package.json`, 'utf8')).version;
 
 export interface StatusPageData {
   version: string;

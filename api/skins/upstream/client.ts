@@ -2,6 +2,8 @@
 // no redirects, and one mapping from transport outcomes to the spec's upstream errors.
 import got, { type Got, type Method, type Headers, type Progress, type Response } from 'got';
 import { ApiError } from '../../../shared/errors.ts';
+import type { UpstreamBudgets } from './budget.ts';
+import { Circuit } from './circuit.ts';
 import type { SourceHealth } from './health.ts';
 
 export interface UpstreamResponse<T> { status: number; body: T; headers: Record<string, string | string[] | undefined> }
@@ -14,16 +16,31 @@ export interface UpstreamRequest {
   searchParams?: Record<string, string>;
   /** Statuses that are answers (e.g. 204/404 "not found"), not failures. */
   expect?: number[];
+  /** The budget this call is taken from (e.g. "official.names"); none = unlimited. */
+  family?: string;
 }
 
-export interface UpstreamClientOptions { timeoutMs: number; retries: number; userAgent: string }
+export interface UpstreamClientOptions {
+  timeoutMs: number;
+  retries: number;
+  userAgent: string;
+  budgets?: UpstreamBudgets;
+  /** Statuses meaning "slow down": they trip the circuit (Mojang's CDN answers 403). */
+  throttleStatuses?: number[];
+}
 
 export class UpstreamClient {
   readonly health: SourceHealth;
+  readonly circuit = new Circuit();
   private readonly got: Got;
+  private readonly budgets: UpstreamBudgets | null;
+  private readonly throttleStatuses: number[];
 
   constructor(health: SourceHealth, options: UpstreamClientOptions) {
     this.health = health;
+    this.budgets = options.budgets ?? null;
+    this.throttleStatuses = options.throttleStatuses ?? [429];
+    health.attachCircuit(this.circuit);
     this.got = got.extend({
       timeout: { request: options.timeoutMs },
       retry: {
@@ -64,6 +81,7 @@ export class UpstreamClient {
   }
 
   async send(url: string, request: UpstreamRequest, responseType: 'text' | 'buffer', maxBytes = Infinity): Promise<UpstreamResponse<string | Buffer>> {
+    await this.admit(request.family);
     const started = performance.now();
     const abort = new AbortController();
     let tooLarge = false;
@@ -103,14 +121,27 @@ export class UpstreamClient {
     const status = response.statusCode;
     if ((status >= 200 && status < 300) || request.expect?.includes(status)) {
       this.health.succeeded(performance.now() - started);
+      this.circuit.succeeded();
       const body = typeof response.body === 'string' ? response.body : Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength);
       return { status, body, headers: response.headers };
     }
     this.health.failed(`HTTP ${status}`);
-    const retryAfter = Number(response.headers['retry-after']);
-    throw new ApiError('upstream_error', {
-      detail: `${this.health.id}: HTTP ${status}`,
-      retryAfter: status === 429 && Number.isFinite(retryAfter) ? retryAfter : undefined,
-    });
+    if (this.throttleStatuses.includes(status)) {
+      const seconds = this.circuit.trip(Number(response.headers['retry-after']) || undefined);
+      throw new ApiError('upstream_busy', { detail: `${this.health.id}: HTTP ${status}`, retryAfter: seconds });
+    }
+    throw new ApiError('upstream_error', { detail: `${this.health.id}: HTTP ${status}` });
+  }
+
+  /** Refuses the call without sending it while the circuit is open or the budget is spent. */
+  private async admit(family: string | undefined): Promise<void> {
+    const wait = this.circuit.remainingMs();
+    if (wait > 0) throw new ApiError('upstream_busy', { detail: `${this.health.id}: backing off`, retryAfter: wait / 1000 });
+    if (!family || !this.budgets) return;
+    const taken = await this.budgets.take(family);
+    if (!taken.ok) {
+      this.health.throttled();
+      throw new ApiError('upstream_busy', { detail: `${family}: budget spent`, retryAfter: taken.retryAfterMs / 1000 });
+    }
   }
 }

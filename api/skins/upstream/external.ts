@@ -38,7 +38,7 @@ export class ExternalSource {
     const chunks: string[][] = [];
     for (let i = 0; i < names.length; i += EXTERNAL_BULK_LIMIT) chunks.push(names.slice(i, i + EXTERNAL_BULK_LIMIT));
     const results = await Promise.all(chunks.map(async (chunk) => {
-      const response = await this.client.json<unknown>(`${this.urls.yggdrasilUrl}/api/profiles/minecraft`, { method: 'POST', json: chunk });
+      const response = await this.client.json<unknown>(`${this.urls.yggdrasilUrl}/api/profiles/minecraft`, { method: 'POST', json: chunk, family: 'external.names' });
       const hits = parseNameHits(response.body ?? [], 'external');
       if (!hits) throw this.client.malformed('bulk lookup');
       return hits;
@@ -50,6 +50,7 @@ export class ExternalSource {
     const response = await this.client.json<unknown>(`${this.urls.yggdrasilUrl}/sessionserver/session/minecraft/profile/${uuid}`, {
       searchParams: { unsigned: 'false' },
       expect: [204, 404],
+      family: 'external.profiles',
     });
     if (response.status !== 200 || response.body === undefined) return null;
     const profile = parseProfile(response.body, 'external');

@@ -1,4 +1,5 @@
 // Per-source health, learned only from real call outcomes (the status endpoint calls nothing).
+import type { Circuit } from './circuit.ts';
 
 export interface HealthSnapshot {
   enabled: boolean;
@@ -10,6 +11,9 @@ export interface HealthSnapshot {
   last_error_at: string | null;
   last_error: string | null;
   latency_ms: number | null;
+  /** Calls refused locally because the budget was spent. */
+  throttled: number;
+  circuit: { state: string; retry_in_s: number; strikes: number } | null;
 }
 
 /** Three failures in a row mark a source as not ok until its next success. */
@@ -25,6 +29,8 @@ export class SourceHealth {
   private lastErrorAt: number | null = null;
   private lastError: string | null = null;
   private latencyMs: number | null = null;
+  private throttledCount = 0;
+  private circuit: Circuit | null = null;
 
   constructor(id: string, enabled: boolean) {
     this.id = id;
@@ -47,8 +53,17 @@ export class SourceHealth {
     this.lastError = reason;
   }
 
+  attachCircuit(circuit: Circuit): void {
+    this.circuit = circuit;
+  }
+
+  throttled(): void {
+    this.throttledCount += 1;
+  }
+
+  /** Not ok while switched off, after repeated failures, or while backing off. */
   get ok(): boolean {
-    return this.enabled && this.consecutiveFailures < FAILURES_TO_UNHEALTHY;
+    return this.enabled && this.consecutiveFailures < FAILURES_TO_UNHEALTHY && (this.circuit?.remainingMs() ?? 0) === 0;
   }
 
   snapshot(): HealthSnapshot {
@@ -63,6 +78,8 @@ export class SourceHealth {
       last_error_at: iso(this.lastErrorAt),
       last_error: this.lastError,
       latency_ms: this.latencyMs === null ? null : Math.round(this.latencyMs * 10) / 10,
+      throttled: this.throttledCount,
+      circuit: this.circuit?.snapshot() ?? null,
     };
   }
 }

@@ -25,14 +25,15 @@ export class OfficialSource {
     try {
       return await this.single(`${this.urls.servicesUrl}/minecraft/profile/lookup/name/${path}`);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'upstream_timeout') throw error;
+      // Only a failing services host is worth the legacy one; a timeout or back-off is not.
+      if (!(error instanceof ApiError) || error.code !== 'upstream_error') throw error;
       return this.single(`${this.urls.apiUrl}/users/profiles/minecraft/${path}`);
     }
   }
 
   private async single(url: string): Promise<NameHit | null> {
     // 204 (older behaviour) and 404 (current) both mean "no such name".
-    const response = await this.client.json<unknown>(url, { expect: [204, 404] });
+    const response = await this.client.json<unknown>(url, { expect: [204, 404], family: 'official.names' });
     if (response.status === 204 || response.status === 404) return null;
     const hit = parseNameHit(response.body, 'official');
     if (!hit) throw this.client.malformed('name lookup');
@@ -44,7 +45,7 @@ export class OfficialSource {
     const chunks: string[][] = [];
     for (let i = 0; i < names.length; i += OFFICIAL_BULK_LIMIT) chunks.push(names.slice(i, i + OFFICIAL_BULK_LIMIT));
     const results = await Promise.all(chunks.map(async (chunk) => {
-      const response = await this.client.json<unknown>(`${this.urls.servicesUrl}/minecraft/profile/lookup/bulk/byname`, { method: 'POST', json: chunk });
+      const response = await this.client.json<unknown>(`${this.urls.servicesUrl}/minecraft/profile/lookup/bulk/byname`, { method: 'POST', json: chunk, family: 'official.names' });
       const hits = parseNameHits(response.body ?? [], 'official');
       if (!hits) throw this.client.malformed('bulk lookup');
       return hits;
@@ -57,6 +58,7 @@ export class OfficialSource {
     const response = await this.client.json<unknown>(`${this.urls.sessionUrl}/session/minecraft/profile/${uuid}`, {
       searchParams: { unsigned: 'false' },
       expect: [204, 404],
+      family: 'official.profiles',
     });
     if (response.status !== 200 || response.body === undefined) return null;
     const profile = parseProfile(response.body, 'official');

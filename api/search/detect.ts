@@ -1,0 +1,65 @@
+// Type detection for `type=auto` and for index fields without a telling name, and the one parser
+// of a (query, type) pair every entry point uses.
+import { ApiError } from '../../shared/errors.ts';
+import { looksLikeUuid } from '../../shared/uuid.ts';
+import { normalise } from './normalise.ts';
+import { isSearchType, type SearchType, type TypedValue } from './types.ts';
+
+interface Rule {
+  type: SearchType;
+  /**
+   * Strong rules recognise a value by its shape alone (an @, dots and digits of an address);
+   * weak ones (names, numbers) would claim any word, so unnamed index fields skip them.
+   */
+  strong: boolean;
+  /** Whether `auto` should try this type for the text (normalise then decides). */
+  applies(text: string): boolean;
+}
+
+// Order matters: each rule sees only what the rules before it declined.
+const RULES: readonly Rule[] = [
+  { type: 'messenger_user', strong: true, applies: (t) => t.startsWith('@') && t.indexOf('@', 1) < 0 },
+  { type: 'email', strong: true, applies: (t) => t.includes('@') },
+  { type: 'ip', strong: true, applies: (t) => /^[\d.]+$/.test(t) || t.includes(':') },
+  { type: 'network_user', strong: false, applies: looksLikeUuid },
+  { type: 'mac', strong: true, applies: (t) => /[:.-]/.test(t) },
+  // Twelve bare hex digits are a MAC only with a letter in them; all-digit ones are ids.
+  { type: 'mac', strong: false, applies: (t) => /^[0-9a-f]{12}$/i.test(t) && /[a-f]/i.test(t) },
+  { type: 'phone', strong: true, applies: (t) => t.startsWith('+') },
+  { type: 'phone', strong: false, applies: (t) => /^[\d\s().-]+$/.test(t) && /[\s().-]/.test(t) },
+  { type: 'social_id', strong: false, applies: (t) => /^\d+$/.test(t) },
+  { type: 'domain', strong: true, applies: (t) => t.includes('.') },
+  { type: 'fio', strong: false, applies: (t) => /\s/.test(t) },
+  { type: 'network_user', strong: false, applies: () => true },
+];
+
+/** The first type whose rule takes the text and whose normaliser accepts it; null when none does. */
+export function detect(raw: string, options: { strongOnly?: boolean } = {}): TypedValue | null {
+  const text = raw.trim();
+  if (!text) return null;
+  for (const rule of RULES) {
+    if (options.strongOnly && !rule.strong) continue;
+    if (!rule.applies(text)) continue;
+    const value = normalise(rule.type, text);
+    if (value !== null) return { type: rule.type, value };
+  }
+  return null;
+}
+
+/** Validates a query and its type parameter (absent = auto); throws the API's 400 errors. */
+export function parseQuery(query: unknown, type: unknown): TypedValue {
+  const typeParam = type === undefined || type === null || type === '' ? 'auto' : type;
+  if (typeof typeParam !== 'string' || (typeParam !== 'auto' && !isSearchType(typeParam))) {
+    throw new ApiError('invalid_type', { detail: `${String(typeParam).slice(0, 32)} (see /v1/types)` });
+  }
+  if (typeof query !== 'string' || !query.trim()) throw new ApiError('invalid_query', { detail: 'query is empty' });
+  if (query.length > 512) throw new ApiError('invalid_query', { detail: 'query is longer than 512 characters' });
+  if (typeParam === 'auto') {
+    const detected = detect(query);
+    if (!detected) throw new ApiError('invalid_query', { detail: 'no type matches this value' });
+    return detected;
+  }
+  const value = normalise(typeParam, query);
+  if (value === null) throw new ApiError('invalid_query', { detail: `not a valid ${typeParam}` });
+  return { type: typeParam, value };
+}

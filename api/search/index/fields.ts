@@ -1,0 +1,60 @@
+// How a stored record becomes typed values: nested fields are flattened to dotted paths, a
+// field's name picks its type when it tells one (phone, email, login...), and otherwise only
+// values whose shape alone proves a type (an address, a +number) are taken.
+import { detect } from '../detect.ts';
+import { normalise } from '../normalise.ts';
+import { typedKey, type SearchType, type TypedValue } from '../types.ts';
+
+const NAME_HINTS: Record<string, SearchType> = {
+  phone: 'phone', phonenumber: 'phone', tel: 'phone', telephone: 'phone', mobile: 'phone', msisdn: 'phone', cell: 'phone',
+  email: 'email', mail: 'email', emailaddress: 'email',
+  messengeruser: 'messenger_user', messenger: 'messenger_user', telegram: 'messenger_user', tg: 'messenger_user',
+  networkuser: 'network_user', username: 'network_user', user: 'network_user', login: 'network_user', nick: 'network_user', nickname: 'network_user', player: 'network_user', playername: 'network_user',
+  socialid: 'social_id', userid: 'social_id', uid: 'social_id', accountid: 'social_id',
+  fio: 'fio', fullname: 'fio', name: 'fio',
+  ip: 'ip', ipaddress: 'ip', ipv4: 'ip', ipv6: 'ip', lastip: 'ip',
+  domain: 'domain', host: 'domain', hostname: 'domain', website: 'domain', site: 'domain',
+  mac: 'mac', macaddress: 'mac', bssid: 'mac',
+};
+
+/** The type a field's name stands for ("Phone_Number", "emails", "contact.tel"), if any. */
+export function hintedType(path: string): SearchType | null {
+  const last = path.slice(path.lastIndexOf('.') + 1).toLowerCase().replace(/[^a-z0-9]/g, '');
+  return NAME_HINTS[last] ?? (last.endsWith('s') ? NAME_HINTS[last.slice(0, -1)] : undefined) ?? null;
+}
+
+const MAX_VALUE_LENGTH = 512;
+
+/** Scalar leaves as [dotted path, text]; array items share their array's path. */
+export function flatten(value: unknown, path = '', out: Array<[string, string]> = []): Array<[string, string]> {
+  if (typeof value === 'string') {
+    if (value && value.length <= MAX_VALUE_LENGTH) out.push([path, value]);
+  } else if (typeof value === 'number' || typeof value === 'bigint') {
+    out.push([path, String(value)]);
+  } else if (Array.isArray(value)) {
+    for (const item of value) flatten(item, path, out);
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) flatten(item, path ? `${path}.${key}` : key, out);
+  }
+  return out;
+}
+
+function fieldValue(path: string, text: string): TypedValue | null {
+  const hint = hintedType(path);
+  if (hint) {
+    const value = normalise(hint, text);
+    if (value !== null) return { type: hint, value };
+  }
+  // A misfiled value (an e-mail under "phone") is still taken when its shape is unmistakable.
+  return detect(text, { strongOnly: true });
+}
+
+/** Every distinct typed value a record holds. */
+export function typedValues(record: Record<string, unknown>): TypedValue[] {
+  const seen = new Map<string, TypedValue>();
+  for (const [path, text] of flatten(record)) {
+    const typed = fieldValue(path, text);
+    if (typed) seen.set(typedKey(typed), typed);
+  }
+  return [...seen.values()];
+}

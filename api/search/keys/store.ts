@@ -1,0 +1,24 @@
+// Where keys live: Redis when the process has it (shared by every instance), else a JSON file in
+// DATA_DIR that the CLI and a running server can both use.
+import path from 'node:path';
+import type { RedisClientType } from '@redis/client';
+import { FileKeyStore } from './file-store.ts';
+import type { ConsumeResult, CreateKeyInput, KeyPatch, KeyRecord } from './model.ts';
+import { RedisKeyStore } from './redis-store.ts';
+
+export interface KeyStore {
+  readonly backend: 'file' | 'redis';
+  create(input: CreateKeyInput): Promise<{ key: string; record: KeyRecord }>;
+  list(): Promise<KeyRecord[]>;
+  /** The updated record; null when there is no key with that id. */
+  update(id: string, patch: KeyPatch): Promise<KeyRecord | null>;
+  delete(id: string): Promise<boolean>;
+  /** Checks a presented key and, when it is active, counts one use, atomically. */
+  consume(key: string): Promise<ConsumeResult>;
+}
+
+export const KEY_FILE = 'search-keys.json';
+
+export function openKeyStore(dataDir: string, redis: RedisClientType | null): KeyStore {
+  return redis ? new RedisKeyStore(redis) : new FileKeyStore(path.join(dataDir, KEY_FILE));
+}

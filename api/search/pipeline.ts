@@ -1,0 +1,159 @@
+// One search: the main pass over every source that answers the query's type, then the cross pass
+// (the same search for each entity found, depth 1, bounded fan-out, no value searched twice).
+// One deadline covers both: when it passes, the answer is built from what has arrived and the
+// abandoned work is not waited for (theHarvester's outcome records, Maigret's deadline).
+import { isApiError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/log.ts';
+import { SourceSkipped, type SearchSource, type SourceRecord } from './sources/source.ts';
+import { aggregate, extractEntities, groupByType, recordKey, smartSections } from './summary.ts';
+import { typedKey, type SearchType, type TypedValue } from './types.ts';
+
+export type Outcome = 'completed' | 'failed' | 'timed_out' | 'skipped';
+
+export interface SourceReport {
+  outcome: Outcome;
+  duration_ms: number;
+  /** Records returned, and matches in total when more matched than were returned. */
+  records?: number;
+  total?: number;
+  reason?: string;
+  error?: string;
+  raw?: unknown;
+}
+
+export interface PassResult { records: SourceRecord[]; data: Record<string, SourceReport>; timedOut: boolean }
+
+export interface CrossResult {
+  query: string;
+  search_type: SearchType;
+  timed_out: boolean;
+  count: number;
+  results: SourceRecord[];
+  data: Record<string, Omit<SourceReport, 'raw'>>;
+}
+
+export interface SearchResult {
+  status: 'success';
+  timed_out: boolean;
+  query: string;
+  search_type: SearchType;
+  count: number;
+  parsed_count: number;
+  entities_found: Partial<Record<SearchType, string[]>>;
+  cross_results: Record<string, CrossResult>;
+  smart_sections: ReturnType<typeof smartSections>;
+  results: SourceRecord[];
+  aggregated: Record<string, string[]>;
+  data: Record<string, SourceReport>;
+  took_ms: number;
+}
+
+export interface SearchOptions {
+  timeoutMs: number;
+  /** Entities searched in the cross pass at most. */
+  crossFanout: number;
+  log: Logger;
+}
+
+export const CROSS_FANOUT = 10;
+
+const elapsed = (since: number) => Math.round((performance.now() - since) * 10) / 10;
+
+/** Resolves with the work's value, or with null as soon as the signal aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<{ value: T } | null> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return resolve(null);
+    const onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    // Settling twice is harmless, and the handlers keep a late failure from going unhandled.
+    work.then(
+      (value) => { signal.removeEventListener('abort', onAbort); resolve({ value }); },
+      (error) => { signal.removeEventListener('abort', onAbort); reject(error); },
+    );
+  });
+}
+
+async function askSource(source: SearchSource, query: TypedValue, signal: AbortSignal, log: Logger): Promise<{ report: SourceReport; records: SourceRecord[] }> {
+  if (!source.answers.includes(query.type)) return { report: { outcome: 'skipped', duration_ms: 0, reason: `does not answer ${query.type}` }, records: [] };
+  const unavailable = source.unavailable();
+  if (unavailable) return { report: { outcome: 'skipped', duration_ms: 0, reason: unavailable }, records: [] };
+  if (signal.aborted) return { report: { outcome: 'timed_out', duration_ms: 0, reason: 'the deadline passed before it started' }, records: [] };
+  const started = performance.now();
+  try {
+    const answer = await untilAborted(source.search(query, signal), signal);
+    if (!answer) return { report: { outcome: 'timed_out', duration_ms: elapsed(started) }, records: [] };
+    const { records, raw, total } = answer.value;
+    const report: SourceReport = { outcome: 'completed', duration_ms: elapsed(started), records: records.length, raw };
+    if (total !== undefined && total > records.length) report.total = total;
+    return { report, records };
+  } catch (error) {
+    const duration_ms = elapsed(started);
+    if (error instanceof SourceSkipped) return { report: { outcome: 'skipped', duration_ms, reason: error.message }, records: [] };
+    // A source's failure is part of the answer, not a failed search.
+    if (!isApiError(error)) log.warn('search source failed', { source: source.id, err: error });
+    return { report: { outcome: 'failed', duration_ms, error: isApiError(error) ? error.code : 'internal error' }, records: [] };
+  }
+}
+
+export async function runPass(sources: readonly SearchSource[], query: TypedValue, signal: AbortSignal, log: Logger): Promise<PassResult> {
+  const answers = await Promise.all(sources.map((s) => askSource(s, query, signal, log)));
+  const data: Record<string, SourceReport> = {};
+  sources.forEach((s, i) => { data[s.id] = answers[i].report; });
+  return {
+    records: answers.flatMap((a) => a.records),
+    data,
+    timedOut: answers.some((a) => a.report.outcome === 'timed_out'),
+  };
+}
+
+const withoutRaw = (data: Record<string, SourceReport>) =>
+  Object.fromEntries(Object.entries(data).map(([id, { raw: _raw, ...report }]) => [id, report]));
+
+export async function runSearch(sources: readonly SearchSource[], query: TypedValue, options: SearchOptions): Promise<SearchResult> {
+  const started = performance.now();
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  try {
+    const main = await runPass(sources, query, deadline.signal, options.log);
+    const entities = extractEntities(main.records, sources, query);
+    // Depth 1: the entities come from the main pass only, and the query is never among them.
+    const targets = entities.slice(0, options.crossFanout);
+    const passes = await Promise.all(targets.map((e) => runPass(sources, e, deadline.signal, options.log)));
+
+    const seen = new Set(main.records.map(recordKey));
+    const cross_results: Record<string, CrossResult> = {};
+    const crossRecords: SourceRecord[] = [];
+    targets.forEach((entity, i) => {
+      // Records the main pass already returned are not repeated under an entity.
+      const fresh = passes[i].records.filter((r) => !seen.has(recordKey(r)));
+      cross_results[typedKey(entity)] = {
+        query: entity.value,
+        search_type: entity.type,
+        timed_out: passes[i].timedOut,
+        count: fresh.length,
+        results: fresh,
+        data: withoutRaw(passes[i].data),
+      };
+      crossRecords.push(...fresh);
+    });
+    const allRecords = [...new Map([...main.records, ...crossRecords].map((r) => [recordKey(r), r])).values()];
+
+    return {
+      status: 'success',
+      timed_out: main.timedOut || passes.some((p) => p.timedOut),
+      query: query.value,
+      search_type: query.type,
+      count: main.records.length,
+      parsed_count: main.records.length + crossRecords.length,
+      entities_found: groupByType(entities),
+      cross_results,
+      smart_sections: smartSections(allRecords, query),
+      results: main.records,
+      aggregated: aggregate(main.records),
+      data: main.data,
+      took_ms: elapsed(started),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,101 @@
+// The local index as a source: SEARCH_DATA indexed at start, rebuilt when its files change (the
+// old index answers until the new one is ready), every query type answered, every type produced.
+import { watch, type FSWatcher } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '../../../shared/log.ts';
+import { LocalIndex, type IndexStats } from '../index/local-index.ts';
+import { SEARCH_TYPES, type TypedValue } from '../types.ts';
+import { RECORD_LIMIT, type SearchSource, type SourceAnswer } from './source.ts';
+
+const REBUILD_DELAY_MS = 300;
+
+export class LocalIndexSource implements SearchSource {
+  readonly id = 'local_index';
+  readonly description = 'Records from the operator\'s own data files (SEARCH_DATA), indexed by every typed value they hold';
+  readonly answers = SEARCH_TYPES;
+  readonly produces = SEARCH_TYPES;
+  private readonly dataPath: string | null;
+  private readonly log: Logger;
+  private index: LocalIndex | null = null;
+  private watcher: FSWatcher | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private rebuilding: Promise<void> | null = null;
+  private changedDuringRebuild = false;
+
+  constructor(dataPath: string | null, log: Logger) {
+    this.dataPath = dataPath ? path.resolve(dataPath) : null;
+    this.log = log;
+  }
+
+  /** Builds the first index (a broken SEARCH_DATA fails the start) and starts watching. */
+  async open(): Promise<void> {
+    if (!this.dataPath) return;
+    this.index = await LocalIndex.build(this.dataPath);
+    this.log.info('search index built', { ...this.index.stats });
+    this.watch((await fs.stat(this.dataPath)).isDirectory());
+  }
+
+  get stats(): IndexStats | null {
+    return this.index?.stats ?? null;
+  }
+
+  unavailable(): string | null {
+    if (!this.dataPath) return 'SEARCH_DATA is not set';
+    return this.index ? null : 'the index is not built';
+  }
+
+  async search(query: TypedValue): Promise<SourceAnswer> {
+    const { hits, total } = this.index!.find(query, RECORD_LIMIT);
+    return {
+      records: hits.map((h) => ({ source: this.id, kind: 'record', ref: h.ref, fields: h.record, entities: h.entities })),
+      raw: hits.map((h) => ({ ref: h.ref, row: h.text })),
+      total,
+    };
+  }
+
+  close(): void {
+    this.watcher?.close();
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private watch(isFolder: boolean): void {
+    const target = this.dataPath!;
+    // A single file is watched through its folder: editors and atomic writers replace the file,
+    // which ends a watch on the file itself.
+    const folder = isFolder ? target : path.dirname(target);
+    const name = path.basename(target);
+    this.watcher = watch(folder, { recursive: isFolder, persistent: false }, (_event, file) => {
+      if (isFolder || file === null || file === name) this.scheduleRebuild();
+    });
+    this.watcher.on('error', (err) => this.log.warn('search data watch failed; changes are not picked up', { err: err.message }));
+  }
+
+  private scheduleRebuild(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.rebuilding) {
+        this.changedDuringRebuild = true;
+        return;
+      }
+      this.rebuilding = this.rebuild().finally(() => {
+        this.rebuilding = null;
+        if (this.changedDuringRebuild) {
+          this.changedDuringRebuild = false;
+          this.scheduleRebuild();
+        }
+      });
+    }, REBUILD_DELAY_MS);
+    this.timer.unref();
+  }
+
+  private async rebuild(): Promise<void> {
+    try {
+      this.index = await LocalIndex.build(this.dataPath!);
+      this.log.info('search index rebuilt', { ...this.index.stats });
+    } catch (err) {
+      this.log.warn('search index rebuild failed; the previous index stays', { err: (err as Error).message });
+    }
+  }
+}

@@ -1,0 +1,42 @@
+// The contract every search source keeps. A source declares the query types it answers and the
+// entity types its records may yield; the pipeline asks only matching sources and extracts only
+// declared entity types (SpiderFoot's watched/produced events).
+import type { SearchType, TypedValue } from '../types.ts';
+
+export interface SourceRecord {
+  source: string;
+  /** What the record is: an indexed row, a game player, an offline analysis. */
+  kind: 'record' | 'player' | 'analysis';
+  /** Stable identity within the source, so the cross pass can tell a record it already found. */
+  ref: string;
+  fields: Record<string, unknown>;
+  /** Typed values the record holds (the query itself included; the pipeline drops it). */
+  entities: TypedValue[];
+}
+
+export interface SourceAnswer {
+  records: SourceRecord[];
+  /** The source's answer as it came (rows, upstream replies), for the `data` section. */
+  raw: unknown;
+  /** Matches in total when the answer was cut to the record limit. */
+  total?: number;
+}
+
+export interface SearchSource {
+  readonly id: string;
+  readonly description: string;
+  readonly answers: readonly SearchType[];
+  readonly produces: readonly SearchType[];
+  /** Why the source cannot answer right now (nothing connected, still loading); null when it can. */
+  unavailable(): string | null;
+  /** May ignore the signal; the pipeline stops waiting for it at the deadline all the same. */
+  search(query: TypedValue, signal: AbortSignal): Promise<SourceAnswer>;
+}
+
+/** Records a source returns per query; more are counted in `total`. */
+export const RECORD_LIMIT = 50;
+
+/** Thrown by a source that cannot answer this particular value; reported as `skipped`. */
+export class SourceSkipped extends Error {
+  override readonly name = 'SourceSkipped';
+}

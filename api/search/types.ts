@@ -1,0 +1,33 @@
+// The query types of the search API and the shapes its modules pass around.
+
+export const SEARCH_TYPES = ['phone', 'email', 'messenger_user', 'network_user', 'social_id', 'fio', 'ip', 'domain', 'mac'] as const;
+export type SearchType = typeof SEARCH_TYPES[number];
+export type TypeParam = SearchType | 'auto';
+
+/** A value together with the type it was normalised as. */
+export interface TypedValue { type: SearchType; value: string }
+
+export interface TypeInfo { type: TypeParam; description: string; example: string }
+
+/** What /v1/types answers; also the documentation of each type's accepted forms. */
+export const TYPE_INFO: readonly TypeInfo[] = [
+  { type: 'auto', description: 'Detect the type from the value (the default). Bare digits are read as social_id; write phones with +country code.', example: '+1 202-555-0143' },
+  { type: 'phone', description: 'Phone number, normalised to E.164. Without a + sign it is read as a US number.', example: '+12025550143' },
+  { type: 'email', description: 'E-mail address, lower-cased and syntax-checked.', example: 'ada.example@example.org' },
+  { type: 'messenger_user', description: 'Messenger user name written as @name (3-32 letters, digits or _).', example: '@ada_example' },
+  { type: 'network_user', description: 'Plain user name on a network or game (letters, digits, _ . -), or a game account UUID.', example: 'ada_example' },
+  { type: 'social_id', description: 'Numeric account id on a social network (1-20 digits).', example: '100200300' },
+  { type: 'fio', description: 'Full name: two or three name words, all Latin or all Cyrillic.', example: 'Ada Example' },
+  { type: 'ip', description: 'IPv4 (dotted decimal) or IPv6 address.', example: '192.0.2.10' },
+  { type: 'domain', description: 'Host or domain name (a URL is reduced to its host); analysed into registrable domain and suffix.', example: 'mail.example.org' },
+  { type: 'mac', description: 'MAC address in any common notation (aa:bb.., aa-bb.., aabb.ccdd.eeff, aabbccddeeff); answered in colon form.', example: '00:00:5e:00:53:01' },
+];
+
+export function isSearchType(value: string): value is SearchType {
+  return (SEARCH_TYPES as readonly string[]).includes(value);
+}
+
+/** Stable text form of a typed value, used as a map key (cross_results, de-duplication). */
+export function typedKey(v: TypedValue): string {
+  return `${v.type}:${v.value}`;
+}

@@ -1,0 +1,92 @@
+// Parameters of the image endpoints: defaults, ranges and one canonical key per option set
+// (the render cache and the ETag are derived from it, so equal requests share one image).
+import type { Context } from 'koa';
+import { ApiError } from '../../shared/errors.ts';
+import { queryParam } from '../http/body.ts';
+
+export type ImageKind = 'avatar' | 'head' | 'body' | 'render' | 'cube';
+
+export interface ImageOptions {
+  kind: ImageKind;
+  size: number;
+  yaw: number;
+  pitch: number;
+  shadow: boolean;
+  outer: boolean;
+  /** RRGGBB, lower case, or null for transparent. */
+  bg: string | null;
+  scale: number | null;
+  shape: 'square' | 'circle';
+  view: 'front' | 'back';
+}
+
+const DEFAULTS: Record<ImageKind, Omit<ImageOptions, 'kind'>> = {
+  avatar: { size: 128, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front' },
+  head: { size: 128, yaw: 35, pitch: 20, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front' },
+  body: { size: 256, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front' },
+  render: { size: 256, yaw: 0, pitch: 0, shadow: true, outer: true, bg: null, scale: null, shape: 'square', view: 'front' },
+  cube: { size: 256, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front' },
+};
+
+export const SIZE_RANGE = { min: 8, max: 512 } as const;
+
+function number(ctx: Context, name: string, fallback: number, min: number, max: number, integer: boolean, raw = queryParam(ctx, name)): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < min || value > max) {
+    throw new ApiError('bad_request', { detail: `${name} 必须是 ${min} 到 ${max} 之间的${integer ? '整数' : '数字'}` });
+  }
+  return value;
+}
+
+function flag(ctx: Context, name: string, fallback: boolean): boolean {
+  const raw = queryParam(ctx, name);
+  if (raw === undefined) return fallback;
+  if (raw === '1' || raw === 'true') return true;
+  if (raw === '0' || raw === 'false') return false;
+  throw new ApiError('bad_request', { detail: `${name} 只能是 0 或 1` });
+}
+
+function choice<T extends string>(ctx: Context, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = queryParam(ctx, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ApiError('bad_request', { detail: `${name} 只能是 ${allowed.join(' 或 ')}` });
+  return raw as T;
+}
+
+function color(ctx: Context): string | null {
+  const raw = queryParam(ctx, 'bg');
+  if (raw === undefined || raw === 'transparent') return null;
+  const hex = raw.replace(/^#/, '');
+  if (!/^[0-9a-fA-F]{6}$/.test(hex)) throw new ApiError('bad_request', { detail: 'bg 必须是 RRGGBB 十六进制颜色' });
+  return hex.toLowerCase();
+}
+
+/** Reads and validates every option of an image request; the size may come from the path. */
+export function parseImageOptions(ctx: Context, kind: ImageKind): ImageOptions {
+  const d = DEFAULTS[kind];
+  const size = number(ctx, 'size', d.size, SIZE_RANGE.min, SIZE_RANGE.max, true, ctx.params.size ?? queryParam(ctx, 'size'));
+  const helm = flag(ctx, 'helm', true);
+  return {
+    kind,
+    size,
+    yaw: number(ctx, 'yaw', d.yaw, -180, 180, false),
+    pitch: number(ctx, 'pitch', d.pitch, -90, 90, false),
+    shadow: flag(ctx, 'shadow', d.shadow),
+    // `helm` (avatar, head, cube) and `outer` (body, render) both switch the second layer.
+    outer: flag(ctx, 'outer', d.outer) && helm,
+    bg: color(ctx),
+    scale: queryParam(ctx, 'scale') === undefined ? null : number(ctx, 'scale', 1, 0.25, 4, false),
+    shape: choice(ctx, 'shape', d.shape, ['square', 'circle'] as const),
+    view: choice(ctx, 'view', d.view, ['front', 'back'] as const),
+  };
+}
+
+/** Canonical text of the options that change the pixels of this kind of image. */
+export function optionsKey(o: ImageOptions): string {
+  switch (o.kind) {
+    case 'avatar': return `avatar:${o.size}:${o.shape}:${+o.outer}:${o.bg ?? '-'}`;
+    case 'body': return `body:${o.size}:${o.view}:${+o.outer}:${o.bg ?? '-'}`;
+    default: return `${o.kind}:${o.size}:${o.yaw}:${o.pitch}:${+o.shadow}:${+o.outer}:${o.bg ?? '-'}:${o.scale ?? '-'}`;
+  }
+}

@@ -1,0 +1,51 @@
+// Merges single name lookups that arrive within a few milliseconds into bulk calls: one upstream
+// call then answers up to `chunk` names. A lone name still uses the single-name endpoint.
+import type { NameHit } from './types.ts';
+
+export interface NameSource {
+  nameToId(name: string): Promise<NameHit | null>;
+  namesToIds(names: string[]): Promise<NameHit[]>;
+}
+
+interface Waiter { name: string; resolve: (hit: NameHit | null) => void; reject: (error: unknown) => void }
+
+export class NameBatcher {
+  private readonly source: NameSource;
+  private readonly windowMs: number;
+  private readonly chunk: number;
+  private queue: Waiter[] = [];
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(source: NameSource, windowMs: number, chunk: number) {
+    this.source = source;
+    this.windowMs = windowMs;
+    this.chunk = chunk;
+  }
+
+  lookup(name: string): Promise<NameHit | null> {
+    if (this.windowMs <= 0) return this.source.nameToId(name);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ name, resolve, reject });
+      if (this.queue.length >= this.chunk) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), this.windowMs);
+    });
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.queue.splice(0, this.chunk);
+    if (this.queue.length > 0) this.timer = setTimeout(() => this.flush(), this.windowMs);
+    if (batch.length === 1) {
+      const [only] = batch;
+      this.source.nameToId(only.name).then(only.resolve, only.reject);
+      return;
+    }
+    this.source.namesToIds(batch.map((w) => w.name)).then((hits) => {
+      const byName = new Map(hits.map((h) => [h.name.toLowerCase(), h]));
+      for (const w of batch) w.resolve(byName.get(w.name.toLowerCase()) ?? null);
+    }, (error) => {
+      for (const w of batch) w.reject(error);
+    });
+  }
+}

@@ -1,0 +1,71 @@
+// Upstream protection: outgoing budgets, merged lookups, back-off after a 429.
+import test from 'ava';
+import { startSkins, type SkinsHarness } from './helpers/skins.ts';
+
+const officialCalls = (h: SkinsHarness) => {
+  const c = h.fake.calls();
+  return (c['official.name'] ?? 0) + (c['official.legacyName'] ?? 0) + (c['official.bulk'] ?? 0) + (c['official.profile'] ?? 0);
+};
+
+test('a burst of 1,000 unknown names costs at most the configured budget of upstream calls', async (t) => {
+  const h = await startSkins({ TRUST_PROXY: '1', OFFICIAL_NAMES_BUDGET: '25/600:25', EXTERNAL_ENABLED: 'false' });
+  t.teardown(() => h.stop());
+  const codes = new Map<string, number>();
+  // 10 clients x 100 lookups, so the per-IP limit of the API is not what stops them.
+  for (let round = 0; round < 10; round += 1) {
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) =>
+      h.get(`/v1/uuid/nobody_${round}_${i}`, { headers: { 'x-forwarded-for': `192.0.2.${round + 1}` } })));
+    for (const r of results) codes.set(r.json.code, (codes.get(r.json.code) ?? 0) + 1);
+  }
+  t.true(officialCalls(h) <= 25, `upstream calls: ${officialCalls(h)}`);
+  t.true((codes.get('not_found') ?? 0) > 25, 'merged bulk calls answer many names each');
+  t.is((codes.get('not_found') ?? 0) + (codes.get('upstream_busy') ?? 0), 1000, JSON.stringify([...codes]));
+  const busy = await h.get('/v1/uuid/one_more_nobody');
+  t.is(busy.status, 503);
+  t.is(busy.json.code, 'upstream_busy');
+  t.true(Number(busy.headers.get('retry-after')) >= 1);
+  const status = await h.get('/v1/status');
+  t.is(status.json.data.upstream_budgets['official.names'].remaining, 0);
+  t.true(status.json.data.sources.official.throttled > 0);
+});
+
+test('a 429 from upstream opens the circuit: no more calls, answers from cache', async (t) => {
+  const h = await startSkins({ CACHE_TTL_PROFILE: '0' });
+  t.teardown(() => h.stop());
+  t.is((await h.get('/v1/player/ClassicSteve')).status, 200);
+  h.fake.control({ officialBudget: 0 });
+  h.fake.resetCalls();
+
+  const stale = await h.get('/v1/player/ClassicSteve');
+  t.is(stale.status, 200, 'the cached profile is answered');
+  t.is(stale.headers.get('x-cache'), 'STALE');
+  const sent = officialCalls(h);
+  t.is(sent, 1, 'one call met the 429');
+
+  const status = await h.get('/v1/status');
+  t.false(status.json.data.sources.official.ok);
+  t.is(status.json.data.sources.official.circuit.state, 'open');
+  t.true(status.json.data.sources.official.circuit.retry_in_s > 0);
+
+  const uncached = await h.get('/v1/player/SlimAlex?source=official');
+  t.is(uncached.status, 503);
+  t.is(uncached.json.code, 'upstream_busy');
+  t.true(Number(uncached.headers.get('retry-after')) > 0);
+  const external = await h.get('/v1/player/ExternalOnly');
+  t.is(external.status, 200, 'source=auto still reaches the external source');
+  t.is(external.json.data.source, 'external');
+  t.is(officialCalls(h), sent, 'nothing was sent to the official upstream while backing off');
+});
+
+test('concurrent single lookups of different names share bulk calls', async (t) => {
+  const h = await startSkins({ NAME_BATCH_WINDOW_MS: '20' });
+  t.teardown(() => h.stop());
+  h.fake.resetCalls();
+  const names = Array.from({ length: 20 }, (_, i) => `gen_${500 + i}`);
+  const results = await Promise.all(names.map((n) => h.get(`/v1/uuid/${n}?source=official`)));
+  t.true(results.every((r) => r.status === 200));
+  t.deepEqual(results.map((r) => r.json.data.name), names);
+  const c = h.fake.calls();
+  t.true((c['official.bulk'] ?? 0) <= 3, JSON.stringify(c));
+  t.is(c['official.name'] ?? 0, 0);
+});
