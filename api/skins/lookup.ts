@@ -9,7 +9,7 @@ import type { CacheState, NameHit, RawProfile, SourceId, SourceParam } from './t
 import { NameBatcher } from './name-batcher.ts';
 import { EXTERNAL_BULK_LIMIT, type ExternalSource } from './upstream/external.ts';
 import { OFFICIAL_BULK_LIMIT, type OfficialSource } from './upstream/official.ts';
-import { validName } from './validate.ts';
+import { parsePlayerQuery, validName } from './validate.ts';
 
 export type Source = OfficialSource | ExternalSource;
 
@@ -89,6 +89,15 @@ export class PlayerLookup {
   async profile(uuid: string, param: SourceParam): Promise<Resolved<RawProfile>> {
     return this.firstFound(this.sources.order(param), (source) =>
       this.cached(this.profiles, `${source.id}:${uuid}`, () => source.profile(uuid)));
+  }
+
+  /** The profile of a name or UUID as typed by a client, with the source that answered. */
+  async find(input: string | undefined, param: SourceParam): Promise<Resolved<RawProfile>> {
+    const query = parsePlayerQuery(input, param);
+    if (query.kind === 'uuid') return this.profile(query.uuid, param);
+    const hit = await this.resolveName(query.name, param);
+    const profile = await this.profile(hit.value.id, hit.value.source);
+    return { ...profile, cache: hit.cache === 'MISS' || profile.cache === 'MISS' ? 'MISS' : profile.cache };
   }
 
   /** Remembers name hits learned elsewhere (bulk lookups) so single lookups hit the cache. */

@@ -9,7 +9,7 @@ import { parseBatch, runBatch } from './batch.ts';
 import { imageEtag, notModified, sendPng } from './image-response.ts';
 import { playerRecord, profileRecord, readTextures, uuidRecord } from './records.ts';
 import { decodeTexturesValue } from './textures.ts';
-import type { RawProfile, SourceParam } from './types.ts';
+import type { RawProfile } from './types.ts';
 import { parsePlayerQuery, parseSource, parseUuid } from './validate.ts';
 
 export const RATE_GROUPS = {
@@ -28,25 +28,16 @@ function flag(ctx: Context, name: string, fallback: boolean): boolean {
   throw new ApiError('bad_request', { detail: `${name} 只能是 0 或 1` });
 }
 
-/** The profile of a name or UUID, with where it came from. */
-async function findProfile(service: SkinsService, input: string | undefined, source: SourceParam) {
-  const query = parsePlayerQuery(input, source);
-  if (query.kind === 'uuid') return service.lookup.profile(query.uuid, source);
-  const hit = await service.lookup.resolveName(query.name, source);
-  const profile = await service.lookup.profile(hit.value.id, hit.value.source);
-  return { ...profile, cache: hit.cache === 'MISS' || profile.cache === 'MISS' ? 'MISS' as const : profile.cache };
-}
-
 /** Raw texture endpoints (/v1/skin, /v1/cape): the unprocessed PNG, from the allow-listed host. */
 function textureRoute(service: SkinsService, kind: 'skin' | 'cape'): Middleware {
   return async (ctx) => {
     const source = sourceOf(ctx);
     const download = flag(ctx, 'download', false);
     const useUpload = flag(ctx, 'upload', true);
-    let profile: RawProfile = (await findProfile(service, ctx.params.name, source)).value;
+    let profile: RawProfile = (await service.lookup.find(ctx.params.name, source)).value;
     if (!useUpload && profile.source === 'external') {
       // upload=0: ignore the skin-site upload and fall back to the official account's texture.
-      profile = (await findProfile(service, profile.name, 'official')).value;
+      profile = (await service.lookup.find(profile.name, 'official')).value;
     }
     const { skin } = readTextures(profile);
     const url = kind === 'skin' ? skin.skinUrl : skin.capeUrl;
@@ -63,7 +54,7 @@ export function skinsRouter(service: SkinsService): Router {
   const limit = (group: keyof typeof RATE_GROUPS) => service.limiter.middleware(RATE_GROUPS[group]);
 
   const player: Middleware = async (ctx) => {
-    const found = await findProfile(service, ctx.params.name, sourceOf(ctx));
+    const found = await service.lookup.find(ctx.params.name, sourceOf(ctx));
     ctx.set('X-Cache', found.cache);
     ok(ctx, playerRecord(found.value, service.config.publicUrl));
   };
