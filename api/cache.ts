@@ -6,6 +6,7 @@ import KeyvRedis from '@keyv/redis';
 import type { RedisClientType } from '@redis/client';
 import type { Logger } from '../shared/log.ts';
 import type { CacheTtls } from './config.ts';
+import { cacheLookups } from './metrics.ts';
 
 export type Freshness = 'fresh' | 'stale';
 export interface CacheHit<T> { value: T; freshness: Freshness; storedAt: number }
@@ -95,10 +96,12 @@ export class CacheNamespace<T> {
     }
     if (!envelope || typeof envelope !== 'object' || !('t' in envelope)) {
       this.owner.count('misses');
+      cacheLookups.inc({ namespace: this.name, result: 'miss' });
       return undefined;
     }
     const fresh = Date.now() - envelope.t < this.ttlSeconds * 1000;
     this.owner.count(fresh ? 'hits' : 'stale');
+    cacheLookups.inc({ namespace: this.name, result: fresh ? 'hit' : 'stale' });
     return { value: envelope.v, freshness: fresh ? 'fresh' : 'stale', storedAt: envelope.t };
   }
 

@@ -25,6 +25,8 @@ export interface Config {
   cache: { maxEntries: number; staleSeconds: number; ttl: CacheTtls };
   oauth: { clientId: string | null; clientSecret: string | null; redirectUrl: string | null; scopes: string[] };
   sessionSecret: string | null;
+  /** Bearer token required by /metrics when set. */
+  metricsToken: string | null;
   /** The player shown as the live example on the landing page. */
   demoPlayer: string;
   redisUrl: string | null;
@@ -182,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
       scopes: list('OAUTH_SCOPES') ?? ['User.Read', 'Player.Read', 'PremiumVerification.Read', 'Yggdrasil.MinecraftToken.Create'],
     },
     sessionSecret,
+    metricsToken: optional('METRICS_TOKEN'),
     demoPlayer: str('DEMO_PLAYER', 'Notch'),
     redisUrl: optional('REDIS_URL'),
     render: {

@@ -7,6 +7,7 @@ import type { Logger } from '../shared/log.ts';
 import { Cache } from './cache.ts';
 import type { Config, ServiceName } from './config.ts';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit.ts';
+import { protectMetrics } from './metrics.ts';
 import { connectRedis } from './redis.ts';
 import { createMediaService } from './media/service.ts';
 import { createSearchService } from './search/service.ts';
@@ -32,6 +33,7 @@ function listen(server: http.Server, port: number, host: string): Promise<number
 }
 
 export async function startServices(config: Config, log: Logger): Promise<RunningServices> {
+  protectMetrics(config.metricsToken);
   const redis: RedisClientType | null = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
   const cache = new Cache({ maxEntries: config.cache.maxEntries, staleSeconds: config.cache.staleSeconds, ttl: config.cache.ttl, redis, log });
   const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore(), log);

@@ -148,3 +148,16 @@ test('external metadata', async (t) => {
     t.is(typeof d.metadata.meta.implementationName, 'string');
   }
 });
+
+test('/metrics speaks the Prometheus text format with request, cache and upstream series', async (t) => {
+  await h.get('/v1/player/ClassicSteve');
+  await h.get('/v1/player/ClassicSteve');
+  const r = await h.get('/metrics');
+  t.is(r.status, 200);
+  t.regex(r.headers.get('content-type') ?? '', /text\/plain/);
+  t.regex(r.text, /skinfarm_http_requests_total\{service="skins",group="\/v1\/player",status="200"\} \d+/);
+  t.regex(r.text, /skinfarm_http_request_duration_seconds_bucket\{le="0.005",service="skins",group="\/v1\/player"\}/);
+  t.regex(r.text, /skinfarm_cache_lookups_total\{namespace="profile",result="hit"\} [1-9]/);
+  t.regex(r.text, /skinfarm_upstream_calls_total\{source="official",outcome="ok"\} [1-9]/);
+  t.regex(r.text, /skinfarm_process_resident_memory_bytes/);
+});

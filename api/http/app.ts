@@ -1,6 +1,7 @@
 // The Koa app every service starts from: the shared middleware stack in its fixed order.
 import Koa from 'koa';
 import type { Logger } from '../../shared/log.ts';
+import { metricsRoute } from '../metrics.ts';
 import { cors } from './cors.ts';
 import { jsonSerializer } from './envelope.ts';
 import { errorHandler, type ErrorFormatter } from './errors.ts';
@@ -19,5 +20,6 @@ export function createHttpApp(options: HttpAppOptions): Koa<AppState> {
   app.use(jsonSerializer());
   app.use(cors());
   app.use(errorHandler(options.formatError, () => options.log));
+  app.use(metricsRoute());
   return app;
 }

@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import type { RedisClientType } from '@redis/client';
 import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
+import { rateLimited } from '../metrics.ts';
 
 export interface WindowCount { count: number; resetAt: number }
 
@@ -78,7 +79,10 @@ export class RateLimiter {
       count = await this.fallback.hit(key, resetAt);
     }
     const limited = count > group.limit;
-    if (limited) this.limitedTotal += 1;
+    if (limited) {
+      this.limitedTotal += 1;
+      rateLimited.inc({ group: group.name });
+    }
     return { limit: group.limit, remaining: Math.max(0, group.limit - count), resetAt, limited };
   }
 

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../shared/log.ts';
+import { httpDuration, httpRequests, routeGroup } from '../metrics.ts';
 
 export interface RequestState { requestId: string; log: Logger }
 
@@ -23,6 +24,9 @@ export function requestContext(service: string, version: string, log: Logger): M
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       ctx.set('X-Response-Time', `${ms.toFixed(2)}ms`);
+      const group = routeGroup(ctx.path);
+      httpRequests.inc({ service, group, status: String(ctx.status) });
+      httpDuration.observe({ service, group }, ms / 1000);
       // The path only: query strings can carry OAuth codes and other secrets.
       ctx.state.log.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, ip: ctx.ip });
     }

@@ -2,6 +2,7 @@
 // no redirects, and one mapping from transport outcomes to the spec's upstream errors.
 import got, { type Got, type Method, type Headers, type Progress, type Response } from 'got';
 import { ApiError } from '../../../shared/errors.ts';
+import { upstreamCalls, upstreamDuration } from '../../metrics.ts';
 import type { UpstreamBudgets } from './budget.ts';
 import { Circuit } from './circuit.ts';
 import type { SourceHealth } from './health.ts';
@@ -81,8 +82,17 @@ export class UpstreamClient {
   }
 
   async send(url: string, request: UpstreamRequest, responseType: 'text' | 'buffer', maxBytes = Infinity): Promise<UpstreamResponse<string | Buffer>> {
-    await this.admit(request.family);
+    try {
+      await this.admit(request.family);
+    } catch (error) {
+      upstreamCalls.inc({ source: this.health.id, outcome: 'refused' });
+      throw error;
+    }
     const started = performance.now();
+    const outcome = (name: string) => {
+      upstreamCalls.inc({ source: this.health.id, outcome: name });
+      upstreamDuration.observe({ source: this.health.id }, (performance.now() - started) / 1000);
+    };
     const abort = new AbortController();
     let tooLarge = false;
     let response: Response<string | Uint8Array>;
@@ -106,6 +116,7 @@ export class UpstreamClient {
       }
       response = await pending;
     } catch (error) {
+      outcome((error as { code?: string }).code === 'ETIMEDOUT' ? 'timeout' : 'error');
       if (tooLarge) {
         this.health.failed('response too large');
         throw new ApiError('upstream_error', { detail: `${this.health.id}: 响应过大`, cause: error });
@@ -119,6 +130,7 @@ export class UpstreamClient {
       throw new ApiError('upstream_error', { detail: `${this.health.id}: 连接失败`, cause: error });
     }
     const status = response.statusCode;
+    outcome(status < 500 && status !== 429 ? 'ok' : 'error');
     if ((status >= 200 && status < 300) || request.expect?.includes(status)) {
       this.health.succeeded(performance.now() - started);
       this.circuit.succeeded();
