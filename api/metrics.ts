@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
 import client from 'prom-client';
 
 export const registry = new client.Registry();
-client.collectDefaultMetrics({ register: registry, prefix: 'skinfarm_process_' });
+client.collectDefaultMetrics({ register: registry, prefix: 'skinfarm_' });
 
 export const httpRequests = new client.Counter({
   name: 'skinfarm_http_requests_total',
