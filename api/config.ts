@@ -15,6 +15,8 @@ export interface Config {
   /** False when PUBLIC_URL was derived from SKINS_PORT (then port 0 is resolved after listen). */
   publicUrlExplicit: boolean;
   logLevel: LogLevel;
+  /** One log line per request (turn off for load tests; errors are logged regardless). */
+  accessLog: boolean;
   /** Trust X-Forwarded-For for the client IP (only behind a known proxy). */
   trustProxy: boolean;
   official: { enabled: boolean; apiUrl: string; servicesUrl: string; sessionUrl: string };
@@ -151,6 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrlExplicit: !!env.PUBLIC_URL?.trim(),
     logLevel: oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
     trustProxy: bool('TRUST_PROXY', false),
+    accessLog: bool('ACCESS_LOG', true),
     official: {
       enabled: bool('OFFICIAL_ENABLED', true),
       apiUrl: url('OFFICIAL_API_URL', 'https://api.mojang.com'),

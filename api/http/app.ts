@@ -9,14 +9,14 @@ import { requestContext, type RequestState } from './request-context.ts';
 
 export type AppState = RequestState;
 
-export interface HttpAppOptions { service: string; version: string; log: Logger; trustProxy: boolean; formatError: ErrorFormatter }
+export interface HttpAppOptions { service: string; version: string; log: Logger; trustProxy: boolean; formatError: ErrorFormatter; accessLog?: boolean }
 
 export function createHttpApp(options: HttpAppOptions): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: options.trustProxy });
   // Errors are answered by errorHandler; Koa's default logger would print stack traces.
   app.silent = true;
   app.on('error', (err: unknown) => options.log.error('koa error', { err }));
-  app.use(requestContext(options.service, options.version, options.log));
+  app.use(requestContext(options.service, options.version, options.log, options.accessLog ?? true));
   app.use(jsonSerializer());
   app.use(cors());
   app.use(errorHandler(options.formatError, () => options.log));

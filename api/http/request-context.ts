@@ -9,7 +9,7 @@ export interface RequestState { requestId: string; log: Logger }
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-export function requestContext(service: string, version: string, log: Logger): Middleware {
+export function requestContext(service: string, version: string, log: Logger, accessLog: boolean): Middleware {
   const poweredBy = `Skinfarm-${service}/${version}`;
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -28,7 +28,7 @@ export function requestContext(service: string, version: string, log: Logger): M
       httpRequests.inc({ service, group, status: String(ctx.status) });
       httpDuration.observe({ service, group }, ms / 1000);
       // The path only: query strings can carry OAuth codes and other secrets.
-      ctx.state.log.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, ip: ctx.ip });
+      if (accessLog) ctx.state.log.info('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100, ip: ctx.ip });
     }
   };
 }

@@ -4,7 +4,7 @@
 // abandoned work is not waited for (theHarvester's outcome records, Maigret's deadline).
 import { isApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
-import { SourceSkipped, type SearchSource, type SourceRecord } from './sources/source.ts';
+import { SourceSkipped, type SearchSource, type SourceRecord, type SourceRequest } from './sources/source.ts';
 import { aggregate, extractEntities, groupByType, recordKey, smartSections } from './summary.ts';
 import { typedKey, type SearchType, type TypedValue } from './types.ts';
 
@@ -56,6 +56,12 @@ export interface SearchOptions {
 }
 
 export const CROSS_FANOUT = 10;
+/**
+ * Records per source and query: the cross pass takes fewer, so one search reads at most
+ * 50 + 10 x 10 rows from a source however widely its values are shared.
+ */
+export const MAIN_RECORD_LIMIT = 50;
+export const CROSS_RECORD_LIMIT = 10;
 
 const elapsed = (since: number) => Math.round((performance.now() - since) * 10) / 10;
 
@@ -73,14 +79,15 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<{ value
   });
 }
 
-async function askSource(source: SearchSource, query: TypedValue, signal: AbortSignal, log: Logger): Promise<{ report: SourceReport; records: SourceRecord[] }> {
+async function askSource(source: SearchSource, query: TypedValue, request: SourceRequest, log: Logger): Promise<{ report: SourceReport; records: SourceRecord[] }> {
+  const { signal } = request;
   if (!source.answers.includes(query.type)) return { report: { outcome: 'skipped', duration_ms: 0, reason: `does not answer ${query.type}` }, records: [] };
   const unavailable = source.unavailable();
   if (unavailable) return { report: { outcome: 'skipped', duration_ms: 0, reason: unavailable }, records: [] };
   if (signal.aborted) return { report: { outcome: 'timed_out', duration_ms: 0, reason: 'the deadline passed before it started' }, records: [] };
   const started = performance.now();
   try {
-    const answer = await untilAborted(source.search(query, signal), signal);
+    const answer = await untilAborted(source.search(query, request), signal);
     if (!answer) return { report: { outcome: 'timed_out', duration_ms: elapsed(started) }, records: [] };
     const { records, raw, total } = answer.value;
     const report: SourceReport = { outcome: 'completed', duration_ms: elapsed(started), records: records.length, raw };
@@ -95,8 +102,8 @@ async function askSource(source: SearchSource, query: TypedValue, signal: AbortS
   }
 }
 
-export async function runPass(sources: readonly SearchSource[], query: TypedValue, signal: AbortSignal, log: Logger): Promise<PassResult> {
-  const answers = await Promise.all(sources.map((s) => askSource(s, query, signal, log)));
+export async function runPass(sources: readonly SearchSource[], query: TypedValue, request: SourceRequest, log: Logger): Promise<PassResult> {
+  const answers = await Promise.all(sources.map((s) => askSource(s, query, request, log)));
   const data: Record<string, SourceReport> = {};
   sources.forEach((s, i) => { data[s.id] = answers[i].report; });
   return {
@@ -114,11 +121,11 @@ export async function runSearch(sources: readonly SearchSource[], query: TypedVa
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   try {
-    const main = await runPass(sources, query, deadline.signal, options.log);
+    const main = await runPass(sources, query, { signal: deadline.signal, limit: MAIN_RECORD_LIMIT }, options.log);
     const entities = extractEntities(main.records, sources, query);
     // Depth 1: the entities come from the main pass only, and the query is never among them.
     const targets = entities.slice(0, options.crossFanout);
-    const passes = await Promise.all(targets.map((e) => runPass(sources, e, deadline.signal, options.log)));
+    const passes = await Promise.all(targets.map((e) => runPass(sources, e, { signal: deadline.signal, limit: CROSS_RECORD_LIMIT }, options.log)));
 
     const seen = new Set(main.records.map(recordKey));
     const cross_results: Record<string, CrossResult> = {};

@@ -88,7 +88,10 @@ export class SearchService implements Service {
       admin_api: this.config.search.adminToken ? 'on' : 'off',
       timeout_ms: this.config.search.timeoutMs,
       index: this.local.stats,
-      sources: this.sources.map((s) => ({ id: s.id, description: s.description, answers: s.answers, produces: s.produces, available: s.unavailable() === null, reason: s.unavailable() })),
+      sources: this.sources.map((s) => {
+        const reason = s.unavailable();
+        return { id: s.id, description: s.description, answers: s.answers, produces: s.produces, available: reason === null, reason };
+      }),
     };
   }
 

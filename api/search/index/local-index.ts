@@ -6,6 +6,7 @@ import { typedKey, type TypedValue } from '../types.ts';
 import { typedValues } from './fields.ts';
 import { listDataFiles, readRows } from './files.ts';
 import { PostingsBuilder, type Postings } from './postings.ts';
+import { RowStore } from './rows.ts';
 
 export interface IndexStats {
   files: number;
@@ -17,6 +18,8 @@ export interface IndexStats {
   problems: string[];
   build_ms: number;
   built_at: string;
+  /** Memory of the rows (UTF-8 chunks and columns) and of the postings. */
+  row_bytes: number;
   index_bytes: number;
 }
 
@@ -30,14 +33,15 @@ const PARSED_ROWS = 20_000;
 
 export class LocalIndex {
   readonly stats: IndexStats;
-  private readonly texts: string[];
-  private readonly refs: { files: string[]; fileOf: number[]; lineOf: number[] };
+  private readonly rows: RowStore;
+  /** Data file names relative to SEARCH_DATA, by file number. */
+  private readonly files: string[];
   private readonly postings: Postings;
   private readonly parsed = new LruMap<IndexHit>(PARSED_ROWS);
 
-  private constructor(texts: string[], refs: LocalIndex['refs'], postings: Postings, stats: IndexStats) {
-    this.texts = texts;
-    this.refs = refs;
+  private constructor(rows: RowStore, files: string[], postings: Postings, stats: IndexStats) {
+    this.rows = rows;
+    this.files = files;
     this.postings = postings;
     this.stats = stats;
   }
@@ -46,9 +50,7 @@ export class LocalIndex {
     const started = performance.now();
     const files = await listDataFiles(dataPath);
     const base = files.length === 1 && files[0] === dataPath ? path.dirname(dataPath) : dataPath;
-    const texts: string[] = [];
-    const fileOf: number[] = [];
-    const lineOf: number[] = [];
+    const rows = new RowStore();
     const builder = new PostingsBuilder();
     const problems: string[] = [];
     let malformed = 0;
@@ -59,10 +61,7 @@ export class LocalIndex {
           if (problems.length < 5) problems.push(`${path.relative(base, row.file)}:${row.line}: ${row.error}`);
           continue;
         }
-        const id = texts.length;
-        texts.push(row.text);
-        fileOf.push(fileIndex);
-        lineOf.push(row.line);
+        const id = rows.add(row.text, fileIndex, row.line);
         for (const value of typedValues(row.record)) builder.add(typedKey(value), id);
       }
     }
@@ -70,15 +69,16 @@ export class LocalIndex {
     const postings = builder.build();
     const stats: IndexStats = {
       files: files.length,
-      records: texts.length,
+      records: rows.size,
       values,
       malformed,
       problems,
       build_ms: Math.round(performance.now() - started),
       built_at: new Date().toISOString(),
+      row_bytes: rows.bytes,
       index_bytes: postings.bytes,
     };
-    return new LocalIndex(texts, { files: files.map((f) => path.relative(base, f)), fileOf, lineOf }, postings, stats);
+    return new LocalIndex(rows, files.map((f) => path.relative(base, f)), postings, stats);
   }
 
   /** Rows holding the value, the first `limit` of them parsed; `total` counts them all. */
@@ -100,9 +100,10 @@ export class LocalIndex {
     const cacheKey = String(id);
     const cached = this.parsed.get(cacheKey);
     if (cached) return cached;
-    const text = this.texts[id];
+    const text = this.rows.text(id);
     const record = JSON.parse(text) as Record<string, unknown>;
-    const hit = { ref: `${this.refs.files[this.refs.fileOf[id]]}:${this.refs.lineOf[id]}`, record, text, entities: typedValues(record) };
+    const origin = this.rows.origin(id);
+    const hit = { ref: `${this.files[origin.file]}:${origin.line}`, record, text, entities: typedValues(record) };
     this.parsed.set(cacheKey, hit);
     return hit;
   }

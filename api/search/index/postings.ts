@@ -2,6 +2,7 @@
 // Uint32Arrays grouped by hash bucket (CSR layout), about 16 bytes per indexed value instead of
 // a JavaScript Map entry per distinct string. Two independent 32-bit lanes make two different
 // values share a fingerprint about once in 2^64 pairs; the caller checks returned rows anyway.
+import { GrowableU32 } from './growable.ts';
 
 /** Two 32-bit lanes of a multiplicative string hash with a final avalanche on each. */
 export function fingerprint(text: string): [number, number] {
@@ -16,19 +17,6 @@ export function fingerprint(text: string): [number, number] {
   a ^= a >>> 16; a = Math.imul(a, 0x85ebca6b); a ^= a >>> 13; a = Math.imul(a, 0xc2b2ae35); a ^= a >>> 16;
   b ^= b >>> 16; b = Math.imul(b, 0x7feb352d); b ^= b >>> 15; b = Math.imul(b, 0x846ca68b); b ^= b >>> 16;
   return [a >>> 0, b >>> 0];
-}
-
-class GrowableU32 {
-  data = new Uint32Array(1024);
-  length = 0;
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const next = new Uint32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.length++] = v;
-  }
 }
 
 export class PostingsBuilder {

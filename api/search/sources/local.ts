@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Logger } from '../../../shared/log.ts';
 import { LocalIndex, type IndexStats } from '../index/local-index.ts';
 import { SEARCH_TYPES, type TypedValue } from '../types.ts';
-import { RECORD_LIMIT, type SearchSource, type SourceAnswer } from './source.ts';
+import type { SearchSource, SourceAnswer, SourceRequest } from './source.ts';
 
 const REBUILD_DELAY_MS = 300;
 
@@ -45,8 +45,8 @@ export class LocalIndexSource implements SearchSource {
     return this.index ? null : 'the index is not built';
   }
 
-  async search(query: TypedValue): Promise<SourceAnswer> {
-    const { hits, total } = this.index!.find(query, RECORD_LIMIT);
+  async search(query: TypedValue, request: SourceRequest): Promise<SourceAnswer> {
+    const { hits, total } = this.index!.find(query, request.limit);
     return {
       records: hits.map((h) => ({ source: this.id, kind: 'record', ref: h.ref, fields: h.record, entities: h.entities })),
       raw: hits.map((h) => ({ ref: h.ref, row: h.text })),

@@ -29,12 +29,15 @@ export interface SearchSource {
   readonly produces: readonly SearchType[];
   /** Why the source cannot answer right now (nothing connected, still loading); null when it can. */
   unavailable(): string | null;
-  /** May ignore the signal; the pipeline stops waiting for it at the deadline all the same. */
-  search(query: TypedValue, signal: AbortSignal): Promise<SourceAnswer>;
+  search(query: TypedValue, request: SourceRequest): Promise<SourceAnswer>;
 }
 
-/** Records a source returns per query; more are counted in `total`. */
-export const RECORD_LIMIT = 50;
+export interface SourceRequest {
+  /** Aborted at the deadline; a source may ignore it, the pipeline stops waiting all the same. */
+  signal: AbortSignal;
+  /** Records to return at most; more are counted in `total`. */
+  limit: number;
+}
 
 /** Thrown by a source that cannot answer this particular value; reported as `skipped`. */
 export class SourceSkipped extends Error {
