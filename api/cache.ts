@@ -68,7 +68,12 @@ export class LruMap<V> extends Map<string, V> {
   }
 }
 
-export interface CacheStats { enabled: boolean; backend: 'memory' | 'redis'; entries: number; bytes: number | null; hits: number; misses: number; stale: number; errors: number }
+export interface CacheStats {
+  enabled: boolean; backend: 'memory' | 'redis'; degraded: boolean; entries: number; bytes: number | null;
+  hits: number; misses: number; stale: number; errors: number;
+}
+
+interface L1Entry { envelope: Envelope<unknown>; expiresAt: number }
 
 export class CacheNamespace<T> {
   readonly name: string;
@@ -76,23 +81,28 @@ export class CacheNamespace<T> {
   private readonly keyv: Keyv;
   private readonly staleSeconds: number;
   private readonly owner: Cache;
+  /** In-process copy in front of Redis (hot keys skip the round trip; Redis down degrades to it). */
+  private readonly l1: LruMap<L1Entry> | null;
 
-  constructor(owner: Cache, name: string, keyv: Keyv, ttlSeconds: number, staleSeconds: number) {
+  constructor(owner: Cache, name: string, keyv: Keyv, ttlSeconds: number, staleSeconds: number, l1: LruMap<L1Entry> | null) {
     this.owner = owner;
     this.name = name;
     this.keyv = keyv;
     this.ttlSeconds = ttlSeconds;
     this.staleSeconds = staleSeconds;
+    this.l1 = l1;
   }
 
   /** The entry, fresh or stale; undefined when absent (or when the store fails). */
   async get(key: string): Promise<CacheHit<T> | undefined> {
-    let envelope: Envelope<T> | undefined;
-    try {
-      envelope = (await this.keyv.get(key)) as Envelope<T> | undefined;
-    } catch (err) {
-      this.owner.failed(this.name, err);
-      return undefined;
+    let envelope = this.fromL1(key);
+    if (!envelope) {
+      try {
+        envelope = (await this.keyv.get(key)) as Envelope<T> | undefined;
+      } catch (err) {
+        this.owner.failed(this.name, err);
+      }
+      if (envelope && typeof envelope === 'object' && 't' in envelope) this.toL1(key, envelope);
     }
     if (!envelope || typeof envelope !== 'object' || !('t' in envelope)) {
       this.owner.count('misses');
@@ -105,9 +115,22 @@ export class CacheNamespace<T> {
     return { value: envelope.v, freshness: fresh ? 'fresh' : 'stale', storedAt: envelope.t };
   }
 
+  private fromL1(key: string): Envelope<T> | undefined {
+    const entry = this.l1?.get(`${this.name}:${key}`);
+    if (!entry) return undefined;
+    if (entry.expiresAt > Date.now()) return entry.envelope as Envelope<T>;
+    this.l1!.delete(`${this.name}:${key}`);
+    return undefined;
+  }
+
+  private toL1(key: string, envelope: Envelope<T>): void {
+    this.l1?.set(`${this.name}:${key}`, { envelope, expiresAt: envelope.t + (this.ttlSeconds + this.staleSeconds) * 1000 });
+  }
+
   /** Stores a value; `ttlSeconds` overrides the namespace TTL (negative answers). */
   async set(key: string, value: T, ttlSeconds = this.ttlSeconds): Promise<void> {
     const envelope: Envelope<T> = { v: value, t: Date.now() - (this.ttlSeconds - ttlSeconds) * 1000 };
+    this.toL1(key, envelope);
     try {
       await this.keyv.set(key, envelope, (this.ttlSeconds + this.staleSeconds) * 1000);
     } catch (err) {
@@ -116,6 +139,7 @@ export class CacheNamespace<T> {
   }
 
   async delete(key: string): Promise<void> {
+    this.l1?.delete(`${this.name}:${key}`);
     try {
       await this.keyv.delete(key);
     } catch (err) {
@@ -129,12 +153,14 @@ export interface CacheOptions { maxEntries: number; staleSeconds: number; ttl: C
 export class Cache {
   private readonly options: CacheOptions;
   private readonly memory: LruMap<unknown> | null;
+  private readonly l1: LruMap<L1Entry> | null;
   private readonly counters = { hits: 0, misses: 0, stale: 0, errors: 0 };
   private readonly namespaces = new Map<string, CacheNamespace<unknown>>();
 
   constructor(options: CacheOptions) {
     this.options = options;
     this.memory = options.redis ? null : new LruMap(options.maxEntries);
+    this.l1 = options.redis ? new LruMap(options.maxEntries) : null;
   }
 
   get backend(): 'memory' | 'redis' {
@@ -146,8 +172,12 @@ export class Cache {
     return this.options.ttl;
   }
 
-  /** A namespace whose TTL is the configured one of that name, or `ttlSeconds` for others. */
-  namespace<T>(name: string, ttlSeconds?: number, staleSeconds = this.options.staleSeconds): CacheNamespace<T> {
+  /**
+   * A namespace whose TTL is the configured one of that name, or `ttlSeconds` for others.
+   * `shared: true` keeps no in-process copy: every read sees what other instances wrote
+   * (sessions, where a logout must count everywhere at once).
+   */
+  namespace<T>(name: string, ttlSeconds?: number, staleSeconds = this.options.staleSeconds, shared = false): CacheNamespace<T> {
     const existing = this.namespaces.get(name);
     if (existing) return existing as CacheNamespace<T>;
     const store = this.options.redis
@@ -161,7 +191,7 @@ export class Cache {
     keyv.on('error', (err: unknown) => this.failed(name, err));
     const ttl = ttlSeconds ?? this.options.ttl[name as keyof CacheTtls];
     if (ttl === undefined) throw new Error(`cache namespace ${name} needs a TTL`);
-    const ns = new CacheNamespace<T>(this, name, keyv, ttl, staleSeconds);
+    const ns = new CacheNamespace<T>(this, name, keyv, ttl, staleSeconds, shared ? null : this.l1);
     this.namespaces.set(name, ns as CacheNamespace<unknown>);
     return ns;
   }
@@ -170,9 +200,15 @@ export class Cache {
     this.counters[kind] += 1;
   }
 
+  private lastFailureLog = 0;
+
   failed(namespace: string, err: unknown): void {
     this.counters.errors += 1;
-    this.options.log.warn('cache store error', { namespace, err });
+    // While Redis is down every request fails here; one line every 10 s says enough.
+    const now = Date.now();
+    if (now - this.lastFailureLog < 10_000) return;
+    this.lastFailureLog = now;
+    this.options.log.warn('cache store error; serving from the in-process layer', { namespace, err: (err as Error)?.message ?? String(err), errors: this.counters.errors });
   }
 
   /** Local counters plus entries and bytes (the LRU's, or the Redis database's). */
@@ -190,6 +226,7 @@ export class Cache {
         entries = 0;
       }
     }
-    return { enabled: true, backend: this.backend, entries, bytes, ...this.counters };
+    const degraded = !!redis && !redis.isReady;
+    return { enabled: true, backend: this.backend, degraded, entries, bytes, ...this.counters };
   }
 }

@@ -134,7 +134,7 @@ export class SkinsService implements Service {
     return {
       version: VERSION,
       uptime_ms: Date.now() - this.startedAt,
-      cache: { enabled: cache.enabled, backend: cache.backend, entries: cache.entries, bytes: cache.bytes, hits: cache.hits, misses: cache.misses, stale: cache.stale, errors: cache.errors },
+      cache,
       sources: {
         official: official.client.health.snapshot(),
         external: external.client.health.snapshot(),

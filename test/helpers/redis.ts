@@ -34,8 +34,7 @@ async function waitForPort(port: number, child: ChildProcess, deadline: number):
   throw new Error('redis-server did not start in time');
 }
 
-export async function startRedis(): Promise<TestRedis> {
-  const port = await freePort();
+async function startOn(port: number): Promise<TestRedis> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   await waitForPort(port, child, Date.now() + 10_000);
   return {
@@ -48,3 +47,6 @@ export async function startRedis(): Promise<TestRedis> {
     },
   };
 }
+
+/** A Redis on a free port; `startRedis.onPort(p)` starts one again where a stopped one was. */
+export const startRedis = Object.assign(async () => startOn(await freePort()), { onPort: startOn });

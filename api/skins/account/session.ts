@@ -17,7 +17,7 @@ export interface AccountSession {
 
 export function sessionMiddleware(app: Koa<any>, cache: Cache, options: { secret: string | null; secure: boolean }): Koa.Middleware {
   app.keys = [options.secret ?? randomBytes(32).toString('hex')];
-  const store = cache.namespace<Record<string, unknown>>('session', SESSION_SECONDS, 0);
+  const store = cache.namespace<Record<string, unknown>>('session', SESSION_SECONDS, 0, true);
   return session({
     key: SESSION_COOKIE,
     maxAge: SESSION_SECONDS * 1000,
