@@ -17,6 +17,8 @@ export interface Config {
   logLevel: LogLevel;
   /** One log line per request (turn off for load tests; errors are logged regardless). */
   accessLog: boolean;
+  /** Mean event-loop lag (ms) above which requests are shed with 503 (0 = never). */
+  maxLagMs: number;
   /** Trust X-Forwarded-For for the client IP (only behind a known proxy). */
   trustProxy: boolean;
   official: { enabled: boolean; apiUrl: string; servicesUrl: string; sessionUrl: string };
@@ -154,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
     trustProxy: bool('TRUST_PROXY', false),
     accessLog: bool('ACCESS_LOG', true),
+    maxLagMs: int('MAX_EVENT_LOOP_LAG_MS', 250, 0, 60_000),
     official: {
       enabled: bool('OFFICIAL_ENABLED', true),
       apiUrl: url('OFFICIAL_API_URL', 'https://api.mojang.com'),

@@ -3,6 +3,7 @@
 // describe a component's state are read from it when scraped.
 import type { Middleware } from 'koa';
 import client from 'prom-client';
+import { lagMonitor } from './http/load-shed.ts';
 
 export const registry = new client.Registry();
 client.collectDefaultMetrics({ register: registry, prefix: 'skinfarm_' });
@@ -58,6 +59,9 @@ export const renderDuration = new client.Histogram({
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
   registers: [registry],
 });
+
+new client.Gauge({ name: 'skinfarm_event_loop_lag_ms', help: 'Mean event-loop lag of the last window', registers: [registry], collect() { this.set(lagMonitor.lagMs); } });
+new client.Gauge({ name: 'skinfarm_shed_requests', help: 'Requests answered 503 because the event loop lagged (since start)', registers: [registry], collect() { this.set(lagMonitor.shed); } });
 
 /** Registers a gauge whose value is read from a component at scrape time. */
 export function gaugeFrom(name: string, help: string, read: () => number): void {

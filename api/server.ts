@@ -20,6 +20,8 @@ const FACTORIES: Record<ServiceName, (deps: SharedDeps) => Promise<Service>> = {
   search: createSearchService,
 };
 
+const SHUTDOWN_GRACE_MS = 15_000;
+
 export interface RunningServices {
   ports: Partial<Record<ServiceName, number>>;
   close(): Promise<void>;
@@ -57,8 +59,16 @@ export async function startServices(config: Config, log: Logger): Promise<Runnin
   return {
     ports,
     async close() {
+      // Stop accepting, let in-flight requests finish, and close keep-alive connections as
+      // they go idle; after the grace period whatever is left is cut.
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
-        s.close(() => resolve());
+        const sweep = setInterval(() => s.closeIdleConnections(), 50);
+        const deadline = setTimeout(() => s.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        s.close(() => {
+          clearInterval(sweep);
+          clearTimeout(deadline);
+          resolve();
+        });
         s.closeIdleConnections();
       })));
       await Promise.all(services.map((s) => s.close?.()));

@@ -3,13 +3,19 @@ import Koa from 'koa';
 import type { Logger } from '../../shared/log.ts';
 import { metricsRoute } from '../metrics.ts';
 import { cors } from './cors.ts';
+import { lagMonitor } from './load-shed.ts';
 import { jsonSerializer } from './envelope.ts';
 import { errorHandler, type ErrorFormatter } from './errors.ts';
 import { requestContext, type RequestState } from './request-context.ts';
 
 export type AppState = RequestState;
 
-export interface HttpAppOptions { service: string; version: string; log: Logger; trustProxy: boolean; formatError: ErrorFormatter; accessLog?: boolean }
+export interface HttpAppOptions {
+  service: string; version: string; log: Logger; trustProxy: boolean; formatError: ErrorFormatter;
+  accessLog?: boolean;
+  /** Event-loop lag (ms) above which requests are shed (0 = never). */
+  maxLagMs?: number;
+}
 
 export function createHttpApp(options: HttpAppOptions): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: options.trustProxy });
@@ -21,5 +27,6 @@ export function createHttpApp(options: HttpAppOptions): Koa<AppState> {
   app.use(cors());
   app.use(errorHandler(options.formatError, () => options.log));
   app.use(metricsRoute());
+  app.use(lagMonitor.middleware(options.maxLagMs ?? 250));
   return app;
 }

@@ -68,7 +68,7 @@ export class SkinsService implements Service {
       ? new ExternalAccount(external.client, config.external, { clientId, clientSecret, redirectUrl, scopes })
       : null;
 
-    this.app = createHttpApp({ service: 'skins', version: VERSION, log, trustProxy: config.trustProxy, formatError: errorEnvelope, accessLog: config.accessLog });
+    this.app = createHttpApp({ service: 'skins', version: VERSION, log, trustProxy: config.trustProxy, formatError: errorEnvelope, accessLog: config.accessLog, maxLagMs: config.maxLagMs });
     const secure = config.publicUrl.startsWith('https:');
     if (secure) {
       // TLS ends at the proxy in front of us; the cookie must still be marked Secure.

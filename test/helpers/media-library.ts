@@ -10,8 +10,17 @@ export type ImageFormat = 'png' | 'jpg' | 'webp' | 'gif' | 'avif';
 
 export interface ImageSpec { width: number; height: number; exifOrientation?: number; color?: string }
 
+const created: string[] = [];
+
 export async function tempDir(prefix: string): Promise<string> {
-  return fs.mkdtemp(path.join(os.tmpdir(), `skinfarm-${prefix}-`));
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), `skinfarm-${prefix}-`));
+  created.push(dir);
+  return dir;
+}
+
+/** Removes every directory tempDir made in this test file (each file runs in its own process). */
+export async function removeTempDirs(): Promise<void> {
+  await Promise.all(created.splice(0).map((dir) => fs.rm(dir, { recursive: true, force: true })));
 }
 
 /** Image bytes of the stored size; exifOrientation tags them so they display turned. */

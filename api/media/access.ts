@@ -1,0 +1,110 @@
+// Who may see private media: a request brings the password (HTTP Basic with any user name, or
+// X-Media-Password) or a signed token (`token` query parameter). A password in the query string
+// is refused outright. Every password check counts against a per-IP budget of 10 per 10 minutes,
+// except a repeat of the password this same address already proved (HTTP Basic sends it with
+// every request). Past the budget the address hears 429 for any password until the window ends,
+// so the answers cannot tell a right guess from a wrong one.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'koa';
+import { ApiError } from '../../shared/errors.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
+import type { PasswordVerifier } from './password.ts';
+import type { MintedToken, TokenSigner } from './token.ts';
+
+const WRONG_PASSWORD_GROUP = { name: 'media-password', limit: 10, windowMs: 10 * 60_000 } as const;
+const REALM = 'Basic realm="Skinfarm private media", charset="UTF-8"';
+/** Query parameters that would put a password into URLs, logs and browser history. */
+const PASSWORD_PARAMS = ['password', 'pass', 'pwd'];
+
+/** What a request with valid credentials gets: a token its URLs can carry. */
+export type Grant = MintedToken;
+
+export interface AccessOptions { verifier: PasswordVerifier | null; signer: TokenSigner; limiter: RateLimiter; tokenTtlSeconds: number }
+
+/** Addresses remembered as having proved the password; the oldest are forgotten first. */
+const MAX_PROVEN_ADDRESSES = 10_000;
+
+const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) || undefined;
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+function passwordOf(ctx: Context): string | undefined {
+  const header = ctx.get('X-Media-Password');
+  if (header) return header;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(ctx.get('Authorization'));
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon >= 0 && colon < decoded.length - 1 ? decoded.slice(colon + 1) : undefined;
+}
+
+export class PrivateAccess {
+  private readonly options: AccessOptions;
+  /** Digest of the password each address proved, so HTTP Basic on every request costs no scrypt. */
+  private readonly proven = new Map<string, Buffer>();
+  /** Addresses over the budget, until the end of their window (ms). */
+  private readonly lockedUntil = new Map<string, number>();
+
+  constructor(options: AccessOptions) {
+    this.options = options;
+  }
+
+  get passwordConfigured(): boolean {
+    return this.options.verifier !== null;
+  }
+
+  mint(): Grant {
+    return this.options.signer.mint(this.options.tokenTtlSeconds);
+  }
+
+  /** Checks a password from `ip`; throws 429 past the budget and 403 when wrong. */
+  async login(candidate: string, ip: string): Promise<Grant> {
+    const locked = this.lockedUntil.get(ip);
+    if (locked !== undefined && locked > Date.now()) throw this.tooMany(locked);
+    this.lockedUntil.delete(ip);
+    const digest = sha256(candidate);
+    const proven = this.proven.get(ip);
+    if (proven && timingSafeEqual(digest, proven)) return this.mint();
+    const outcome = await this.options.limiter.check(WRONG_PASSWORD_GROUP, ip);
+    if (outcome.limited) {
+      this.lockedUntil.set(ip, outcome.resetAt);
+      throw this.tooMany(outcome.resetAt);
+    }
+    const { verifier } = this.options;
+    if (!verifier) throw new ApiError('wrong_password', { detail: 'private media is off (MEDIA_PASSWORD is not set)' });
+    if (!(await verifier.verify(candidate))) throw new ApiError('wrong_password');
+    this.remember(ip, digest);
+    return this.mint();
+  }
+
+  private tooMany(resetAt: number): ApiError {
+    return new ApiError('rate_limited', { detail: 'too many password attempts from this address', retryAfter: Math.ceil((resetAt - Date.now()) / 1000) });
+  }
+
+  private remember(ip: string, digest: Buffer): void {
+    this.proven.delete(ip);
+    this.proven.set(ip, digest);
+    if (this.proven.size > MAX_PROVEN_ADDRESSES) this.proven.delete(this.proven.keys().next().value!);
+  }
+
+  /** The request's grant, or null when it brings no credentials at all; throws on bad ones. */
+  async optional(ctx: Context): Promise<Grant | null> {
+    for (const name of PASSWORD_PARAMS) {
+      if (ctx.query[name] !== undefined) throw new ApiError('bad_request', { detail: `never put the password in a URL (${name}=); use HTTP Basic, the X-Media-Password header or a token from /login` });
+    }
+    const token = first(ctx.query.token);
+    const tokenCheck = token ? this.options.signer.check(token) : undefined;
+    if (token && tokenCheck === 'valid') return { token, expiresAt: Number(token.split('.')[0]) };
+    const password = passwordOf(ctx);
+    if (password !== undefined) return this.login(password, ctx.ip);
+    if (tokenCheck === 'expired') throw new ApiError('wrong_password', { detail: 'the token has expired; get a new one at /login' });
+    if (tokenCheck === 'invalid') throw new ApiError('wrong_password', { detail: 'the token is not valid' });
+    return null;
+  }
+
+  /** The request's grant; 401 with a Basic challenge when it brings no credentials. */
+  async require(ctx: Context): Promise<Grant> {
+    const grant = await this.optional(ctx);
+    if (!grant) throw new ApiError('password_required', { detail: 'send HTTP Basic, X-Media-Password or a token from /login', headers: { 'WWW-Authenticate': REALM } });
+    return grant;
+  }
+}

@@ -1,0 +1,107 @@
+// One place that answers with a media file's bytes: cache policy, ETag and 304, single byte
+// ranges (206/416), HEAD without opening a stream. The file is opened without following a
+// symlink and must still match the index (size and mtime); otherwise the caller hears 'stale'.
+import { constants } from 'node:fs';
+import fs from 'node:fs/promises';
+import type { Context } from 'koa';
+import { ApiError } from '../../shared/errors.ts';
+import { errorEnvelope } from '../http/envelope.ts';
+import type { MediaFile } from './types.ts';
+
+/** no-store: the random route; public/private: a permanent address (immutable for a year). */
+export type CachePolicy = 'no-store' | 'public' | 'private';
+
+export type SendResult = 'sent' | 'stale';
+
+const YEAR = 31_536_000;
+
+function etagOf(file: MediaFile): string {
+  return `"${file.id}"`;
+}
+
+interface ByteRange { start: number; end: number }
+
+/** One `bytes=` range; undefined means "ignore the header" (absent, malformed or several ranges). */
+export function parseRange(header: string, size: number): ByteRange | 'unsatisfiable' | undefined {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    return suffix === 0 || size === 0 ? 'unsatisfiable' : { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (start >= size) return 'unsatisfiable';
+  return end < start ? undefined : { start, end };
+}
+
+function matchesEtag(header: string, etag: string): boolean {
+  return header.split(',').some((t) => {
+    const tag = t.trim();
+    return tag === '*' || tag === etag || tag === `W/${etag}`;
+  });
+}
+
+function setCacheHeaders(ctx: Context, file: MediaFile, cache: CachePolicy): void {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  if (cache === 'no-store') {
+    ctx.set('Cache-Control', 'no-store');
+    return;
+  }
+  ctx.set('Cache-Control', `${cache}, max-age=${YEAR}, immutable`);
+  ctx.set('ETag', etagOf(file));
+  ctx.set('Last-Modified', new Date(file.mtimeMs).toUTCString());
+  ctx.set('Accept-Ranges', 'bytes');
+}
+
+export async function sendMediaFile(ctx: Context, file: MediaFile, cache: CachePolicy): Promise<SendResult> {
+  const etag = etagOf(file);
+  // An id names one version of one file, so a matching ETag needs no look at the disk.
+  const ifNoneMatch = cache !== 'no-store' ? ctx.get('If-None-Match') : '';
+  if (ifNoneMatch && matchesEtag(ifNoneMatch, etag)) {
+    setCacheHeaders(ctx, file, cache);
+    ctx.status = 304;
+    return 'sent';
+  }
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return 'stale';
+  }
+  let streaming = false;
+  try {
+    const stat = await handle.stat();
+    // Stale: no header is set yet, so the caller's error answer carries no long-lived caching.
+    if (!stat.isFile() || stat.size !== file.bytes || Math.floor(stat.mtimeMs) !== file.mtimeMs) return 'stale';
+    setCacheHeaders(ctx, file, cache);
+    // Ranges only on permanent addresses: on the random route each request is another file.
+    const rangeHeader = cache !== 'no-store' ? ctx.get('Range') : '';
+    const ifRange = ctx.get('If-Range');
+    let range = rangeHeader && (!ifRange || ifRange === etag) ? parseRange(rangeHeader, file.bytes) : undefined;
+    if (range === 'unsatisfiable') {
+      ctx.status = 416;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('Content-Range', `bytes */${file.bytes}`);
+      ctx.body = errorEnvelope(new ApiError('bad_request', { detail: `range "${rangeHeader.slice(0, 100)}" is outside the file (${file.bytes} bytes)` }));
+      return 'sent';
+    }
+    range ??= { start: 0, end: file.bytes - 1 };
+    const partial = range.start > 0 || range.end < file.bytes - 1;
+    ctx.status = partial ? 206 : 200;
+    ctx.type = file.mime;
+    if (partial) ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${file.bytes}`);
+    const length = range.end - range.start + 1;
+    if (ctx.method === 'HEAD') {
+      ctx.set('Content-Length', String(length));
+      return 'sent';
+    }
+    ctx.body = handle.createReadStream({ start: range.start, end: range.end });
+    ctx.length = length;
+    streaming = true;
+    return 'sent';
+  } finally {
+    // The stream closes the handle itself (autoClose) when it ends or is destroyed.
+    if (!streaming) await handle.close();
+  }
+}

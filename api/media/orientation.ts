@@ -1,0 +1,19 @@
+// Orientation from displayed pixel size. Squares are neither landscape nor portrait: they are
+// served by unfiltered picks only, so a "portrait" request never gets a file that is not taller.
+import type { Dimensions, Orientation } from './types.ts';
+
+export const ORIENTATION_FILTERS = ['landscape', 'portrait'] as const;
+export type OrientationFilter = (typeof ORIENTATION_FILTERS)[number];
+
+export function orientationOf({ width, height }: Dimensions): Orientation {
+  if (width > height) return 'landscape';
+  if (height > width) return 'portrait';
+  return 'square';
+}
+
+/** EXIF orientations 5 to 8 turn the picture a quarter, so width and height trade places. */
+export function applyExifOrientation(size: Dimensions, exifOrientation: number | undefined): Dimensions {
+  return exifOrientation !== undefined && exifOrientation >= 5 && exifOrientation <= 8
+    ? { width: size.height, height: size.width }
+    : size;
+}

@@ -1,0 +1,64 @@
+// Composition of the media service: settings, the library (sample when MEDIA_DIR is missing),
+// its scanner and watcher, private access, the call counter and the Koa app.
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../../shared/log.ts';
+import { createHttpApp } from '../http/app.ts';
+import { errorEnvelope } from '../http/envelope.ts';
+import type { Service, SharedDeps } from '../service.ts';
+import { PrivateAccess } from './access.ts';
+import { loadMediaSettings, type MediaSettings } from './config.ts';
+import { createCallCounter, type CallCounter } from './counter.ts';
+import { Library } from './library.ts';
+import { hashedPasswordVerifier, plainPasswordVerifier, type PasswordVerifier } from './password.ts';
+import { mediaRouter } from './routes.ts';
+import { ensureMediaDir } from './sample-library.ts';
+import { LibraryScanner } from './scanner.ts';
+import { TokenSigner } from './token.ts';
+import { LibraryWatcher } from './watcher.ts';
+
+export const VERSION = '1.0.0';
+
+function passwordVerifier(settings: MediaSettings, log: Logger): PasswordVerifier | null {
+  if (settings.passwordHash) {
+    if (settings.password) log.warn('both MEDIA_PASSWORD and MEDIA_PASSWORD_HASH are set; the hash is used');
+    return hashedPasswordVerifier(settings.passwordHash);
+  }
+  return settings.password ? plainPasswordVerifier(settings.password) : null;
+}
+
+export async function createMediaService(deps: SharedDeps): Promise<Service> {
+  const { log } = deps;
+  const settings = loadMediaSettings(deps.config);
+  await ensureMediaDir(settings.dir, log);
+
+  const library = new Library();
+  const scanner = new LibraryScanner(settings.dir, library, log);
+  const started = performance.now();
+  await scanner.syncRoot(true);
+  log.info('media library indexed', { dir: settings.dir, categories: library.categories().length, files: library.size, ms: Math.round(performance.now() - started) });
+  const watcher = new LibraryWatcher(scanner, library, log, { rescanSeconds: settings.rescanSeconds });
+  watcher.start();
+
+  const verifier = passwordVerifier(settings, log);
+  if (!verifier && library.categories().some((c) => c.meta.private)) {
+    log.warn('private media categories exist but MEDIA_PASSWORD is not set: they cannot be opened');
+  }
+  if (!settings.secret) log.warn('SESSION_SECRET is not set: media tokens are signed with a random key and end at restart');
+  const secret = settings.secret ? Buffer.from(settings.secret, 'utf8') : randomBytes(32);
+  const signer = new TokenSigner(secret, verifier?.fingerprint ?? 'no-password');
+  const access = new PrivateAccess({ verifier, signer, limiter: deps.limiter, tokenTtlSeconds: settings.tokenTtlSeconds });
+  const counter: CallCounter = await createCallCounter(deps.redis, settings.dataDir, log);
+
+  const app = createHttpApp({ service: 'media', version: VERSION, log, trustProxy: deps.config.trustProxy, formatError: errorEnvelope });
+  const router = mediaRouter({ library, scanner, access, counter, limiter: deps.limiter, settings, version: VERSION });
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+
+  return {
+    app,
+    async close() {
+      await watcher.close();
+      await counter.close();
+    },
+  };
+}

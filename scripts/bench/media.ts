@@ -1,0 +1,194 @@
+// Media service benchmark: index time for a generated library (100,000 files by default),
+// random picks per second at function level, and files served per second over HTTP by the real
+// service (`node api/main.ts`, SERVICES=media) under a bounded number of concurrent fetches.
+//   node scripts/bench/media.ts [--files 100000] [--seconds 5] [--concurrency 32]
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import sharp from 'sharp';
+import { Library } from '../../api/media/library.ts';
+import { LibraryScanner } from '../../api/media/scanner.ts';
+import { tinyMp4, tinyWebm } from '../../api/media/tiny-video.ts';
+import { silentLogger } from '../../shared/log.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const { values: args } = parseArgs({
+  options: {
+    files: { type: 'string', default: '100000' },
+    seconds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '32' },
+  },
+});
+const FILES = Number(args.files);
+const SECONDS = Number(args.seconds);
+const CONCURRENCY = Number(args.concurrency);
+const CATEGORIES = 20;
+
+/** The format mix of the generated library (shares of all files). */
+const MIX: Array<[ext: string, share: number]> = [['jpg', 0.4], ['png', 0.3], ['webp', 0.15], ['gif', 0.05], ['avif', 0.05], ['mp4', 0.03], ['webm', 0.02]];
+
+async function templates(ext: string): Promise<Buffer[]> {
+  const sizes = [[64, 48], [48, 64], [40, 40], [80, 45]];
+  return Promise.all(sizes.map(async ([width, height], i) => {
+    if (ext === 'mp4') return tinyMp4({ width: width * 10, height: height * 10, rotation: i === 3 ? 90 : 0 });
+    if (ext === 'webm') return tinyWebm({ width: width * 10, height: height * 10 });
+    const image = sharp({ create: { width, height, channels: 3, background: { r: 40 * i, g: 120, b: 200 } } });
+    const encoded = { jpg: () => image.jpeg(), png: () => image.png(), webp: () => image.webp(), gif: () => image.gif(), avif: () => image.avif({ effort: 0 }) }[ext]!;
+    return encoded().toBuffer();
+  }));
+}
+
+async function generateLibrary(dir: string, count: number): Promise<void> {
+  const byExt = new Map(await Promise.all(MIX.map(async ([ext]) => [ext, await templates(ext)] as const)));
+  const jobs: Array<[string, Buffer]> = [];
+  let n = 0;
+  for (const [ext, share] of MIX) {
+    const forExt = Math.round(count * share);
+    for (let i = 0; i < forExt && n < count; i++, n++) {
+      jobs.push([path.join(dir, `cat${String(n % CATEGORIES).padStart(2, '0')}`, `f${n}.${ext}`), byExt.get(ext)![Math.floor(n / CATEGORIES) % 4]]);
+    }
+  }
+  for (let c = 0; c < CATEGORIES; c++) await fs.mkdir(path.join(dir, `cat${String(c).padStart(2, '0')}`), { recursive: true });
+  let next = 0;
+  await Promise.all(Array.from({ length: 64 }, async () => {
+    while (next < jobs.length) {
+      const [file, bytes] = jobs[next++];
+      await fs.writeFile(file, bytes);
+    }
+  }));
+}
+
+function rate(count: number, ms: number): string {
+  return Math.round(count / (ms / 1000)).toLocaleString('en-US');
+}
+
+async function indexBench(dir: string) {
+  const library = new Library();
+  const scanner = new LibraryScanner(dir, library, silentLogger);
+  const heapBefore = process.memoryUsage().heapUsed;
+  let started = performance.now();
+  await scanner.syncRoot(true);
+  const indexMs = performance.now() - started;
+  const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
+  started = performance.now();
+  await scanner.syncRoot(true);
+  const rescanMs = performance.now() - started;
+  return { library, indexMs, rescanMs, heapMb };
+}
+
+function pickBench(library: Library) {
+  const aliases = library.categories().map((c) => c.alias);
+  const rounds = 2_000_000;
+  let found = 0;
+  const started = performance.now();
+  for (let i = 0; i < rounds; i++) {
+    // Category lookup by alias and a filtered pick: what each request does.
+    const category = library.category(aliases[i % aliases.length])!;
+    if (category.pick(i % 2 ? 'image' : 'video', i % 3 === 0 ? undefined : i % 3 === 1 ? 'portrait' : 'landscape')) found++;
+  }
+  const ms = performance.now() - started;
+  if (found === 0) throw new Error('picks found nothing');
+  return { rounds, ms };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** The real service in its own process, logging at the default level (to /dev/null). */
+async function startService(mediaDir: string, dataDir: string) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(ROOT, 'api/main.ts')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SERVICES: 'media', HOST: '127.0.0.1', MEDIA_PORT: String(port),
+      MEDIA_DIR: mediaDir, DATA_DIR: dataDir, SESSION_SECRET: 'bench-secret-0123456789',
+      MEDIA_RATE_LIMIT: '1000000', MEDIA_FILE_RATE_LIMIT: '1000000', MEDIA_RESCAN_SECONDS: '0',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error('service did not start in time');
+    const up = await fetch(`${base}/health`).then((r) => r.ok, () => false);
+    if (up) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { base, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
+}
+
+/** Fetches `url()` from CONCURRENCY loops for SECONDS; every answer must be `expect`. */
+async function load(url: () => string, expect: number, headers: Record<string, string> = {}) {
+  let done = 0;
+  let bytes = 0;
+  const started = performance.now();
+  const deadline = started + SECONDS * 1000;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (performance.now() < deadline) {
+      const res = await fetch(url(), { headers });
+      const body = await res.arrayBuffer();
+      if (res.status !== expect) throw new Error(`${url()} answered ${res.status}`);
+      done++;
+      bytes += body.byteLength;
+    }
+  }));
+  const ms = performance.now() - started;
+  return { done, ms, mbps: bytes / 1024 / 1024 / (ms / 1000) };
+}
+
+async function httpBench(mediaDir: string, dataDir: string) {
+  const service = await startService(mediaDir, dataDir);
+  try {
+    const aliases = ['cat00', 'cat01', 'cat02', 'cat03'];
+    let i = 0;
+    const next = () => aliases[i++ % aliases.length];
+    const urls = await Promise.all(Array.from({ length: 200 }, async () => ((await (await fetch(`${service.base}/?img=${next()}&format=json`)).json()) as { url: string }).url));
+    return {
+      randomFile: await load(() => `${service.base}/?img=${next()}`, 200),
+      randomJson: await load(() => `${service.base}/?img=${next()}&orientation=portrait&format=json`, 200),
+      permanent: await load(() => urls[i++ % urls.length], 200),
+      notModified: await load(() => urls[i++ % urls.length], 304, { 'If-None-Match': '*' }),
+    };
+  } finally {
+    await service.stop();
+  }
+}
+
+const work = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-media-bench-'));
+try {
+  const mediaDir = path.join(work, 'library');
+  console.log(`generating ${FILES.toLocaleString('en-US')} files in ${mediaDir} ...`);
+  let started = performance.now();
+  await generateLibrary(mediaDir, FILES);
+  console.log(`  written in ${Math.round(performance.now() - started)} ms`);
+
+  const index = await indexBench(mediaDir);
+  const picks = pickBench(index.library);
+  const http = await httpBench(mediaDir, path.join(work, 'data'));
+  const rows = [
+    ['index ' + index.library.size.toLocaleString('en-US') + ' files (cold start of the scanner)', `${(index.indexMs / 1000).toFixed(2)} s`, `${rate(index.library.size, index.indexMs)} files/s`],
+    ['rescan, nothing changed (stat only)', `${(index.rescanMs / 1000).toFixed(2)} s`, `${rate(index.library.size, index.rescanMs)} files/s`],
+    ['index heap', `${index.heapMb.toFixed(0)} MB`, `${Math.round((index.heapMb * 1024 * 1024) / index.library.size)} bytes/file`],
+    ['random pick (alias lookup + filtered pick)', `${((picks.ms / picks.rounds) * 1e6).toFixed(0)} ns`, `${rate(picks.rounds, picks.ms)} picks/s`],
+    [`HTTP random file (?img=), ${CONCURRENCY} concurrent`, `${http.randomFile.done} in ${SECONDS} s`, `${rate(http.randomFile.done, http.randomFile.ms)} files/s`],
+    [`HTTP random JSON (format=json), ${CONCURRENCY} concurrent`, `${http.randomJson.done} in ${SECONDS} s`, `${rate(http.randomJson.done, http.randomJson.ms)} answers/s`],
+    [`HTTP permanent file (/f/), ${CONCURRENCY} concurrent`, `${http.permanent.done} in ${SECONDS} s`, `${rate(http.permanent.done, http.permanent.ms)} files/s`],
+    [`HTTP permanent file, 304 (If-None-Match)`, `${http.notModified.done} in ${SECONDS} s`, `${rate(http.notModified.done, http.notModified.ms)} answers/s`],
+  ];
+  console.log(`\n| measure | result | rate |\n|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}`);
+  console.log(`\nnode ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${os.platform()}`);
+} finally {
+  await fs.rm(work, { recursive: true, force: true });
+}

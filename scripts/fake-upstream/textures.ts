@@ -1,0 +1,82 @@
+// Texture files by pixel hash, and the trap URLs a careful client must refuse. Drawn PNGs are a
+// pure function of their spec, so they are cached per process and shared by every fake.
+import { drawCape, drawSkin } from './art-placeholder.ts';
+import { createHash } from 'node:crypto';
+import type { CapeArt, FakePlayer, SkinArt, SkinTrap, Source } from './players.ts';
+import { textureHash } from './texture-hash.ts';
+
+export interface Texture { hash: string; png: Buffer }
+type Art = { kind: 'skin'; spec: SkinArt } | { kind: 'cape'; spec: CapeArt };
+
+const MAX_PNGS = 512;
+const MAX_HASHES = 20_000;
+const pngs = new Map<string, Promise<Texture>>();
+/** Hash -> art, so a file evicted from `pngs` can be drawn again when its URL is asked for. */
+const arts = new Map<string, Art>();
+
+function bounded<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > max) map.delete(map.keys().next().value!);
+}
+
+export function drawTexture(art: Art): Promise<Texture> {
+  const key = JSON.stringify(art);
+  let texture = pngs.get(key);
+  if (!texture) {
+    texture = (art.kind === 'skin' ? drawSkin(art.spec) : drawCape(art.spec)).then(async (png) => {
+      const hash = await textureHash(png);
+      bounded(arts, hash, art, MAX_HASHES);
+      return { hash, png };
+    });
+    texture.catch(() => pngs.delete(key));
+    bounded(pngs, key, texture, MAX_PNGS);
+  }
+  return texture;
+}
+
+/** The PNG for a hash handed out earlier, or undefined. */
+export function textureByHash(hash: string): Promise<Texture> | undefined {
+  const art = arts.get(hash);
+  return art ? drawTexture(art) : undefined;
+}
+
+/** Trap files live at hash-shaped addresses so nothing but the response gives them away. */
+export const TRAP_HASHES: Record<Exclude<SkinTrap, 'evil'>, string> = {
+  redirect: trapHash('redirect'),
+  notPng: trapHash('notPng'),
+  huge: trapHash('huge'),
+};
+
+function trapHash(name: string): string {
+  return createHash('sha256').update(`fake-upstream trap ${name}`).digest('hex');
+}
+
+export function trapOf(hash: string): SkinTrap | undefined {
+  return (Object.keys(TRAP_HASHES) as Array<keyof typeof TRAP_HASHES>).find((k) => TRAP_HASHES[k] === hash);
+}
+
+/** The fake's own address under another host name: a different host to any allow-list. */
+export function evilBase(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  url.hostname = url.hostname === 'localhost' ? '127.0.0.1' : 'localhost';
+  return `${url.origin}/evil`;
+}
+
+export interface TextureUrls { skin?: string; cape?: string }
+
+/** Where the fake serves a source's texture files (textures.minecraft.net / littleskin.cn/textures). */
+export function textureBase(baseUrl: string, source: Source): string {
+  return source === 'official' ? `${baseUrl}/official/textures/texture` : `${baseUrl}/external/textures`;
+}
+
+/** The SKIN and CAPE urls of a player's textures property. */
+export async function playerTextureUrls(player: FakePlayer, baseUrl: string): Promise<TextureUrls> {
+  const base = textureBase(baseUrl, player.source);
+  const urls: TextureUrls = {};
+  if (player.skin === 'evil') urls.skin = `${evilBase(baseUrl)}/skin.png`;
+  else if (typeof player.skin === 'string') urls.skin = `${base}/${TRAP_HASHES[player.skin]}`;
+  else if (player.skin) urls.skin = `${base}/${(await drawTexture({ kind: 'skin', spec: player.skin })).hash}`;
+  if (player.cape) urls.cape = `${base}/${(await drawTexture({ kind: 'cape', spec: player.cape })).hash}`;
+  return urls;
+}

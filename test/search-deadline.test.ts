@@ -1,0 +1,96 @@
+// The search service against the fake game upstream: players found through the skins clients,
+// and one deadline per search when the upstream hangs. Also: the admin API off without a token,
+// and per-IP limits on unauthenticated failures. Serial: the tests steer one fake upstream.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
+import { writeSyntheticData } from '../scripts/search-data.ts';
+import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
+
+const TIMEOUT_MS = 1500;
+let fake: FakeUpstream;
+let app: RunningApp;
+let key: string;
+
+test.before(async () => {
+  fake = await startFakeUpstream();
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-search-deadline-'));
+  const dataFile = path.join(dir, 'people.jsonl');
+  const dataDir = path.join(dir, 'state');
+  await writeSyntheticData(dataFile, 200, { seed: 5, extra: [
+    { full_name: 'Slim Alex', username: 'SlimAlex', email: 'slim.alex@example.org' },
+    { full_name: 'Hanging Hank', username: 'HangingHank', email: 'hank@example.net' },
+  ] });
+  app = await startApp({
+    SERVICES: 'search', SEARCH_DATA: dataFile, DATA_DIR: dataDir, SEARCH_TIMEOUT_MS: String(TIMEOUT_MS),
+    UPSTREAM_TIMEOUT_MS: '60000', UPSTREAM_RETRIES: '0', PUBLIC_URL: 'http://skins.example.org', ...fake.env,
+  });
+  // No SEARCH_ADMIN_TOKEN: keys come from the CLI.
+  const created = spawnSync(process.execPath, ['scripts/search-keys.ts', 'create', '--name', 'deadline'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
+  key = JSON.parse(created.stdout).key;
+});
+test.after.always(async () => {
+  await app?.stop();
+  await fake?.close();
+});
+
+const search = (query: string, type: string, apiKey = key) =>
+  call(`${app.urls.search}/v1/search?${new URLSearchParams({ query, type })}`, { headers: { 'x-api-key': apiKey } });
+
+test.serial('the admin API is off without SEARCH_ADMIN_TOKEN', async (t) => {
+  const r = await call(`${app.urls.search}/v1/admin/keys`, { headers: { authorization: 'Bearer anything' } });
+  t.is(r.status, 404);
+  t.is(r.json.error.code, 'admin_disabled');
+});
+
+test.serial('game players come through the skins upstream clients, with the skin address', async (t) => {
+  const r = await search('SlimAlex', 'network_user');
+  t.is(r.status, 200);
+  t.false(r.json.timed_out);
+  t.like(r.json.data.players, { outcome: 'completed', records: 1 });
+  const player = r.json.results.find((x: { source: string }) => x.source === 'players');
+  t.like(player.fields, { name: 'SlimAlex', source: 'official', model: 'slim' });
+  t.is(player.fields.skin, `http://skins.example.org/v1/skin/${player.fields.uuid}`);
+  t.truthy(r.json.results.find((x: { source: string }) => x.source === 'local_index'));
+  t.deepEqual(r.json.smart_sections.players.map((p: { name: string }) => p.name), ['SlimAlex']);
+});
+
+test.serial('at the deadline the answer holds what arrived and says timed_out, without waiting for the upstream', async (t) => {
+  fake.control({ hang: { official: true, external: true } });
+  t.teardown(() => fake.control({ hang: { official: false, external: false } }));
+  const started = Date.now();
+  const r = await search('HangingHank', 'network_user');
+  const elapsed = Date.now() - started;
+  t.is(r.status, 200);
+  t.true(r.json.timed_out);
+  t.is(r.json.data.players.outcome, 'timed_out');
+  t.like(r.json.data.local_index, { outcome: 'completed', records: 1 });
+  t.deepEqual(r.json.results.filter((x: { source: string }) => x.source === 'local_index').map((x: { fields: { full_name: string } }) => x.fields.full_name), ['Hanging Hank']);
+  // Names are looked up as normalised (lower case); game names are case-insensitive.
+  t.true(fake.requests().some((req) => `${req.path} ${req.body ?? ''}`.includes('hanginghank')), 'the upstream was asked and hung');
+  t.true(elapsed >= TIMEOUT_MS - 50, `answered after ${elapsed} ms`);
+  t.true(elapsed < TIMEOUT_MS + 2500, `answered after ${elapsed} ms`);
+  const audit = app.logs.find((l) => l.msg === 'search audit' && l.timed_out === true);
+  t.truthy(audit);
+});
+
+test.serial('unauthenticated failures are limited per client IP', async (t) => {
+  // 30 failures a minute are allowed; the window is aligned to the clock, so a run that straddles
+  // a minute boundary may need up to twice as many tries before the limit answers.
+  let failures = 0;
+  let limited: Awaited<ReturnType<typeof search>> | null = null;
+  for (let i = 0; i < 62 && !limited; i++) {
+    const r = await search('192.0.2.1', 'ip', `sk_wrong_${i}`);
+    if (r.status === 401) failures += 1;
+    else limited = r;
+  }
+  t.is(limited?.status, 429);
+  t.is(limited?.json.error.code, 'rate_limited');
+  t.truthy(limited?.headers.get('retry-after'));
+  t.true(failures >= 30, String(failures));
+  // A valid key still works from the same address.
+  t.is((await search('192.0.2.1', 'ip')).status, 200);
+});

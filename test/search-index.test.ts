@@ -1,0 +1,55 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+import { splitCsv } from '../api/search/index/files.ts';
+import { LocalIndex } from '../api/search/index/local-index.ts';
+import { PostingsBuilder } from '../api/search/index/postings.ts';
+
+test('CSV cells: quotes, doubled quotes, commas and line breaks inside quotes', (t) => {
+  t.deepEqual(splitCsv('a,"b,c","say ""hi""",'), ['a', 'b,c', 'say "hi"', '']);
+  t.deepEqual(splitCsv('"line one\nline two",x'), ['line one\nline two', 'x']);
+  t.is(splitCsv('"open,x'), null);
+});
+
+test('postings: every value finds exactly its rows, in insertion order', (t) => {
+  const builder = new PostingsBuilder();
+  for (let id = 0; id < 50_000; id++) {
+    builder.add(`email:user${id}@example.org`, id);
+    builder.add(`ip:192.0.2.${id % 256}`, id);
+  }
+  const postings = builder.build();
+  t.deepEqual(postings.find('email:user4242@example.org'), [4242]);
+  const shared = postings.find('ip:192.0.2.7');
+  t.is(shared.length, Math.ceil((50_000 - 7) / 256));
+  t.deepEqual(shared.slice(0, 3), [7, 263, 519]);
+  t.deepEqual(postings.find('email:nobody@example.org'), []);
+});
+
+test('a folder of JSONL and CSV files: rows from every file, bad rows counted, not fatal', async (t) => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-index-'));
+  await fs.mkdir(path.join(dir, 'more'));
+  await fs.writeFile(path.join(dir, 'people.jsonl'), [
+    JSON.stringify({ full_name: 'Ada Example', phone: '+1 202 555 0110', email: 'ada@example.org' }),
+    '{not json',
+    '',
+    JSON.stringify(['not', 'an', 'object']),
+    JSON.stringify({ login: 'ada_x', contact: { tel: '(202) 555-0111' } }),
+  ].join('\n'));
+  await fs.writeFile(path.join(dir, 'more', 'devices.csv'), 'owner,mac,note\n"Ada Example",00-00-5E-00-53-01,"first, with comma"\nBob Example,00:00:5e:00:53:02,"two\nlines"\nshort\n');
+  await fs.writeFile(path.join(dir, 'readme.txt'), 'not data');
+
+  const index = await LocalIndex.build(dir);
+  t.like(index.stats, { files: 2, records: 4, malformed: 3 });
+  t.deepEqual(index.stats.problems, ['more/devices.csv:5: 1 cells for 3 columns', 'people.jsonl:2: not JSON', 'people.jsonl:4: not a JSON object']);
+
+  const byPhone = index.find({ type: 'phone', value: '+12025550111' }, 10);
+  t.is(byPhone.total, 1);
+  t.is(byPhone.hits[0].ref, 'people.jsonl:5');
+  const byMac = index.find({ type: 'mac', value: '00:00:5e:00:53:02' }, 10);
+  t.is(byMac.hits[0].ref, 'more/devices.csv:3');
+  t.like(byMac.hits[0].record, { owner: 'Bob Example', note: 'two\nlines' });
+  // "owner" does not name a type, so a name there is kept but not indexed.
+  t.is(index.find({ type: 'fio', value: 'Bob Example' }, 10).total, 0);
+  t.is(index.find({ type: 'fio', value: 'Ada Example' }, 10).total, 1);
+});
