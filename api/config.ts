@@ -194,7 +194,8 @@ export function loadConfig(env: Env = process.env): Config {
     demoPlayer: str('DEMO_PLAYER', 'Notch'),
     redisUrl: optional('REDIS_URL'),
     render: {
-      workers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 1, 64),
+      // 0 switches the farm off (avatars and raw textures still work; 3D images answer 503).
+      workers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 0, 64),
       chromiumPath: optional('CHROMIUM_PATH'),
       gpu: oneOf('RENDER_GPU', 'auto', ['auto', 'on', 'off'] as const),
       queueLimit: int('RENDER_QUEUE_LIMIT', 512, 1, 100_000),

@@ -99,7 +99,7 @@ async function bareServer(png: Buffer): Promise<{ url: string; close(): void }> 
 
 const fake = values.url ? null : await startFakeUpstream();
 const app = values.url ? null : await startApp({
-  SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', TRUST_PROXY: 'true', ...fake!.env,
+  SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', TRUST_PROXY: 'true', RENDER_WORKERS: process.env.RENDER_WORKERS ?? '2', ...fake!.env,
   OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
 });
 const base = values.url ?? app!.urls.skins;

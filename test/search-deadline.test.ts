@@ -14,10 +14,11 @@ const TIMEOUT_MS = 1500;
 let fake: FakeUpstream;
 let app: RunningApp;
 let key: string;
+let dir: string;
 
 test.before(async () => {
   fake = await startFakeUpstream();
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-search-deadline-'));
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-search-deadline-'));
   const dataFile = path.join(dir, 'people.jsonl');
   const dataDir = path.join(dir, 'state');
   await writeSyntheticData(dataFile, 200, { seed: 5, extra: [
@@ -35,6 +36,7 @@ test.before(async () => {
 test.after.always(async () => {
   await app?.stop();
   await fake?.close();
+  if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
 const search = (query: string, type: string, apiKey = key) =>

@@ -20,9 +20,10 @@ const CHAIN = [
 let app: RunningApp;
 let dataFile: string;
 let dataDir: string;
+let dir: string;
 
 test.before(async () => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-search-'));
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-search-'));
   dataFile = path.join(dir, 'people.jsonl');
   dataDir = path.join(dir, 'state');
   await writeSyntheticData(dataFile, 2000, { seed: 11, extra: CHAIN });
@@ -30,6 +31,7 @@ test.before(async () => {
 });
 test.after.always(async () => {
   await app?.stop();
+  if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
 const url = (p: string) => `${app.urls.search}${p}`;

@@ -28,6 +28,7 @@ test('postings: every value finds exactly its rows, in insertion order', (t) => 
 
 test('a folder of JSONL and CSV files: rows from every file, bad rows counted, not fatal', async (t) => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-index-'));
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
   await fs.mkdir(path.join(dir, 'more'));
   await fs.writeFile(path.join(dir, 'people.jsonl'), [
     JSON.stringify({ full_name: 'Ada Example', phone: '+1 202 555 0110', email: 'ada@example.org' }),

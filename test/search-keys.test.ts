@@ -9,7 +9,13 @@ import { FileKeyStore } from '../api/search/keys/file-store.ts';
 import { expiryFromDuration, keyState, parseCreateInput, parsePatch, type KeyRecord } from '../api/search/keys/model.ts';
 import { ROOT } from './helpers/service.ts';
 
-const tmpDir = () => fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-keys-'));
+const dirs: string[] = [];
+async function tmpDir(): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-keys-'));
+  dirs.push(dir);
+  return dir;
+}
+test.after.always(() => Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true }))));
 
 function record(over: Partial<KeyRecord>): KeyRecord {
   return { id: 'key_1', name: 'n', plan: 'basic', created_at: '2026-01-01T00:00:00.000Z', expires_at: null, request_limit: null, used: 0, disabled: false, hash: 'h', ...over };

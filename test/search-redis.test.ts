@@ -18,11 +18,12 @@ const ADMIN = 'search-admin-token-for-redis';
 let redis: TestRedis;
 let app: RunningApp;
 let dataDir: string;
+let dir: string;
 
 test.before(async () => {
   if (skip) return;
   redis = await startRedis();
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-search-redis-'));
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-search-redis-'));
   dataDir = path.join(dir, 'state');
   const dataFile = path.join(dir, 'people.jsonl');
   await writeSyntheticData(dataFile, 100, { seed: 3 });
@@ -31,6 +32,7 @@ test.before(async () => {
 test.after.always(async () => {
   await app?.stop();
   await redis?.stop();
+  if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
 const search = (key: string) => call(`${app.urls.search}/v1/search?query=192.0.2.1`, { headers: { 'x-api-key': key } });

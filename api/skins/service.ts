@@ -13,6 +13,10 @@ import { PlayerLookup, Sources } from './lookup.ts';
 import { ExternalAccount } from './account/external-account.ts';
 import { accountRouter } from './account/routes.ts';
 import { sessionMiddleware } from './account/session.ts';
+import { RenderFarm } from '../../renderer/farm.ts';
+import { gaugeFrom } from '../metrics.ts';
+import { imageRouter } from './image-routes.ts';
+import { ImageRenderer } from './images.ts';
 import { pagesRouter } from './pages/routes.ts';
 import { RATE_GROUPS, skinsRouter } from './routes.ts';
 import { TextureStore, OFFICIAL_TEXTURE_HOST } from './texture-store.ts';
@@ -27,7 +31,15 @@ export const VERSION = '1.0.0';
 
 
 export async function createSkinsService(deps: SharedDeps): Promise<SkinsService> {
-  return new SkinsService(deps);
+  const { render } = deps.config;
+  const farm = render.workers > 0 ? await RenderFarm.create({ ...render }, deps.log.child({ component: 'renderer' })) : null;
+  if (farm) {
+    gaugeFrom('skinfarm_render_queue_depth', 'Render jobs waiting for a page', () => farm.stats().queued);
+    gaugeFrom('skinfarm_render_running', 'Render batches in progress', () => farm.stats().running);
+    gaugeFrom('skinfarm_render_pages_alive', 'Chromium pages able to render', () => farm.stats().pagesAlive);
+    gaugeFrom('skinfarm_render_browser_restarts', 'Chromium restarts since start', () => farm.stats().browserRestarts);
+  }
+  return new SkinsService(deps, farm);
 }
 
 export class SkinsService implements Service {
@@ -41,11 +53,14 @@ export class SkinsService implements Service {
   readonly textureHealth: SourceHealth;
   readonly budgets: UpstreamBudgets;
   readonly app: Koa<AppState>;
+  readonly images: ImageRenderer;
+  readonly farm: RenderFarm | null;
   private readonly startedAt = Date.now();
   private lastProbe: { at: number; result: ReturnType<SkinsService['probe']> } | null = null;
 
-  constructor(deps: SharedDeps) {
+  constructor(deps: SharedDeps, farm: RenderFarm | null) {
     const { config, log, cache } = deps;
+    this.farm = farm;
     this.config = config;
     this.log = log;
     this.cache = cache;
@@ -62,6 +77,7 @@ export class SkinsService implements Service {
     this.textureHealth = new SourceHealth('textures', true);
     const fetcher = new TextureFetcher(new UpstreamClient(this.textureHealth, clientOptions), () => this.textureHosts(), config.upstream.textureMaxBytes);
     this.textures = new TextureStore(fetcher, cache);
+    this.images = new ImageRenderer(this.textures, cache, () => this.farm);
 
     const { clientId, clientSecret, redirectUrl, scopes } = config.oauth;
     const account = clientId && clientSecret && redirectUrl
@@ -79,7 +95,8 @@ export class SkinsService implements Service {
     }
     this.app.use(sessionMiddleware(this.app, cache, { secret: config.sessionSecret, secure }));
     const normal = this.limiter.middleware(RATE_GROUPS.normal);
-    for (const router of [skinsRouter(this), accountRouter(this, account, normal), pagesRouter(this, account !== null, normal)]) {
+    const image = this.limiter.middleware(RATE_GROUPS.image);
+    for (const router of [skinsRouter(this), imageRouter(this, image), accountRouter(this, account, normal), pagesRouter(this, account !== null, normal)]) {
       this.app.use(router.routes());
       this.app.use(router.allowedMethods({ throw: true }));
     }
@@ -95,6 +112,10 @@ export class SkinsService implements Service {
     } catch {
       return [OFFICIAL_TEXTURE_HOST];
     }
+  }
+
+  async close(): Promise<void> {
+    await this.farm?.close();
   }
 
   sourceList() {
@@ -142,6 +163,7 @@ export class SkinsService implements Service {
       textures: this.textureHealth.snapshot(),
       upstream_budgets: this.budgets.snapshot(),
       rate_limited: this.limiter.limitedTotal,
+      render: this.farm ? { ...this.farm.stats(), ...this.farm.info() } : { workers: 0 },
     };
   }
 }

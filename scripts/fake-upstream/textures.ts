@@ -1,8 +1,8 @@
 // Texture files by pixel hash, and the trap URLs a careful client must refuse. Drawn PNGs are a
 // pure function of their spec, so they are cached per process and shared by every fake.
-import { drawCape, drawSkin } from './art-placeholder.ts';
 import { createHash } from 'node:crypto';
 import type { CapeArt, FakePlayer, SkinArt, SkinTrap, Source } from './players.ts';
+import { drawCape, drawSkin } from './skin-art.ts';
 import { textureHash } from './texture-hash.ts';
 
 export interface Texture { hash: string; png: Buffer }

@@ -29,6 +29,8 @@ export async function startApp(env: Record<string, string>, options: { timeoutMs
       MEDIA_PORT: '0',
       SEARCH_PORT: '0',
       LOG_LEVEL: 'debug',
+      // Chromium only for the tests that render; they set RENDER_WORKERS themselves.
+      RENDER_WORKERS: '0',
       SESSION_SECRET: 'test-session-secret-0123456789',
       ...env,
     },

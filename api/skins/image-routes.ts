@@ -1,0 +1,45 @@
+// Image endpoints: GET avatar/head/body/render/cube of a player, POST render of an uploaded skin.
+import multer from '@koa/multer';
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { ApiError } from '../../shared/errors.ts';
+import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
+import { queryParam } from '../http/body.ts';
+import { parseImageOptions, type ImageKind } from './image-params.ts';
+import { imageEtag, sendPng } from './image-response.ts';
+import type { SkinsService } from './service.ts';
+import { parseSource } from './validate.ts';
+
+interface UploadedFile { buffer: Buffer; size: number }
+
+export function imageRouter(service: SkinsService, limit: Middleware): Router {
+  const router = new Router();
+
+  const image = (kind: ImageKind): Middleware => async (ctx) => {
+    const options = parseImageOptions(ctx, kind);
+    const profile = await service.lookup.find(ctx.params.name, parseSource(queryParam(ctx, 'source')));
+    await service.images.reply(ctx, profile.value, options);
+  };
+  for (const kind of ['avatar', 'head', 'body', 'render', 'cube'] as const) {
+    router.get(`/v1/${kind}/:name`, limit, image(kind));
+    router.get(`/v1/${kind}/:name/:size`, limit, image(kind));
+  }
+
+  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: MAX_SKIN_BYTES, files: 1, fields: 20 } });
+  router.post('/v1/render/:size', limit, upload.single('file'), async (ctx: Context) => {
+    const file = (ctx as Context & { file?: UploadedFile }).file;
+    if (!file) throw new ApiError('missing_param', { detail: 'file (multipart/form-data)' });
+    const fields = (ctx.request as { body?: Record<string, string> }).body ?? {};
+    // Form fields count like query parameters so one parser validates both.
+    for (const [name, value] of Object.entries(fields)) if (typeof value === 'string' && ctx.query[name] === undefined) ctx.query = { ...ctx.query, [name]: value };
+    const model = queryParam(ctx, 'model');
+    if (model !== undefined && model !== 'classic' && model !== 'slim') throw new ApiError('bad_request', { detail: 'model 只能是 classic 或 slim' });
+    const options = parseImageOptions(ctx, 'render');
+    const png = await service.images.drawUpload(file.buffer, model === undefined ? null : model === 'slim', options);
+    sendPng(ctx, { png, etag: imageEtag('upload', png.length, options.size), cache: 'MISS' });
+    // An upload is nobody's permanent image: nothing may keep it.
+    ctx.set('Cache-Control', 'no-store');
+  });
+
+  return router;
+}

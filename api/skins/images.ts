@@ -1,0 +1,98 @@
+// Image endpoints: a player's skin (or the game's default skin) drawn by sharp (avatar) or the
+// render farm (head, body, 3D render, cube). Renders are cached by texture hash + options, the
+// ETag comes from the same key so a 304 costs no render, and identical requests render once.
+import type { Context } from 'koa';
+import { ApiError } from '../../shared/errors.ts';
+import { renderAvatar } from '../../renderer/avatar-2d.ts';
+import { defaultSkin } from '../../renderer/default-skins.ts';
+import type { RenderFarm } from '../../renderer/farm.ts';
+import type { RenderJob } from '../../renderer/jobs.ts';
+import { normalizeCape, normalizeSkin, type NormalizedCape, type NormalizedSkin } from '../../renderer/skin-normalize.ts';
+import { renderDuration } from '../metrics.ts';
+import type { Cache, CacheNamespace } from '../cache.ts';
+import { Coalescer } from '../coalesce.ts';
+import { imageEtag, notModified, sendPng } from './image-response.ts';
+import { optionsKey, type ImageOptions } from './image-params.ts';
+import { readTextures } from './records.ts';
+import type { TextureStore } from './texture-store.ts';
+import type { RawProfile } from './types.ts';
+
+/** What is drawn: the skin (by hash or default name), its model and the cape. */
+interface Subject { skinUrl: string | null; skinKey: string; slim: boolean; capeUrl: string | null; capeKey: string; defaultName: string | null }
+
+function subjectOf(profile: RawProfile): Subject {
+  const { skin } = readTextures(profile);
+  return {
+    skinUrl: skin.skinUrl,
+    skinKey: skin.skinHash ?? `default-${skin.defaultSkin}`,
+    slim: skin.slim,
+    capeUrl: skin.capeUrl,
+    capeKey: skin.capeHash ?? '-',
+    defaultName: skin.defaultSkin,
+  };
+}
+
+export class ImageRenderer {
+  private readonly textures: TextureStore;
+  private readonly renders: CacheNamespace<Buffer>;
+  private readonly inflight = new Coalescer();
+  private readonly farm: () => RenderFarm | null;
+
+  constructor(textures: TextureStore, cache: Cache, farm: () => RenderFarm | null) {
+    this.textures = textures;
+    this.renders = cache.namespace('render', undefined, 0);
+    this.farm = farm;
+  }
+
+  /** Answers one image request for a player's profile. */
+  async reply(ctx: Context, profile: RawProfile, options: ImageOptions): Promise<void> {
+    const subject = subjectOf(profile);
+    const withCape = options.kind === 'render' || options.kind === 'body';
+    const key = `${optionsKey(options)}|${subject.skinKey}|${+subject.slim}|${withCape ? subject.capeKey : '-'}`;
+    const etag = imageEtag(key);
+    if (notModified(ctx, etag)) return;
+    const cached = await this.renders.get(key);
+    if (cached) return sendPng(ctx, { png: Buffer.from(cached.value), etag, cache: 'HIT' });
+    const png = await this.inflight.run(key, async () => {
+      const skin = subject.skinUrl ? await normalizeSkin((await this.textures.get(subject.skinUrl)).png) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
+      const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl) : null;
+      const image = await this.draw(options, skin, subject.slim, cape);
+      await this.renders.set(key, image);
+      return image;
+    });
+    sendPng(ctx, { png, etag, cache: 'MISS' });
+  }
+
+  /** Renders an uploaded skin (not cached: every upload is its own subject). */
+  async drawUpload(file: Buffer, slim: boolean | null, options: ImageOptions): Promise<Buffer> {
+    const skin = await normalizeSkin(file);
+    return this.draw(options, skin, slim ?? skin.slimGuess, null);
+  }
+
+  private async capeOrNull(url: string): Promise<NormalizedCape | null> {
+    // A broken cape must not cost the whole render: draw without it.
+    try {
+      return await normalizeCape((await this.textures.get(url)).png);
+    } catch {
+      return null;
+    }
+  }
+
+  private async draw(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: NormalizedCape | null): Promise<Buffer> {
+    const started = performance.now();
+    const image = await this.drawWith(o, skin, slim, cape);
+    renderDuration.observe({ kind: o.kind }, (performance.now() - started) / 1000);
+    return image;
+  }
+
+  private drawWith(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: NormalizedCape | null): Promise<Buffer> {
+    if (o.kind === 'avatar') return renderAvatar(skin, { size: o.size, shape: o.shape, helm: o.outer, bg: o.bg });
+    const farm = this.farm();
+    if (!farm) throw new ApiError('overloaded', { detail: '渲染池未启用 (RENDER_WORKERS=0)', retryAfter: 60 });
+    const job: RenderJob = {
+      kind: o.kind, skin, slim, cape, size: o.size, yaw: o.yaw, pitch: o.pitch, shadow: o.shadow, outer: o.outer, bg: o.bg,
+      scale: o.scale ?? undefined, view: o.view,
+    };
+    return farm.render(job);
+  }
+}

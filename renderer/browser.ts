@@ -1,0 +1,89 @@
+// Finding and starting the headless Chromium the render pages live in: CHROMIUM_PATH, else a
+// system Chromium, else the one shipped inside @sparticuz/chromium (works with no apt at all).
+// Without a GPU WebGL runs on SwiftShader; RENDER_GPU=on asks for the GPU through ANGLE.
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Logger } from '../shared/log.ts';
+
+export type GpuMode = 'auto' | 'on' | 'off';
+
+const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+
+export interface ResolvedBrowser { executablePath: string; origin: 'config' | 'system' | 'bundled' }
+
+export async function resolveChromium(configured: string | null): Promise<ResolvedBrowser> {
+  if (configured) {
+    if (!existsSync(configured)) throw new Error(`CHROMIUM_PATH ${configured} does not exist`);
+    return { executablePath: configured, origin: 'config' };
+  }
+  const system = SYSTEM_CHROMIUM.find((candidate) => existsSync(candidate));
+  if (system) return { executablePath: system, origin: 'system' };
+  const { default: bundled } = await import('@sparticuz/chromium');
+  return { executablePath: await bundled.executablePath(), origin: 'bundled' };
+}
+
+/** A GPU is assumed present when the host exposes a DRM render node or an NVIDIA device. */
+export function gpuPresent(): boolean {
+  return existsSync('/dev/nvidia0') || existsSync('/dev/dri/renderD128');
+}
+
+export function chromiumArgs(gpu: boolean): string[] {
+  const common = [
+    '--headless=new',
+    '--no-sandbox',
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-extensions',
+    '--disable-default-apps',
+    '--disable-breakpad',
+    '--disable-domain-reliability',
+    '--disable-features=Translate,MediaRouter,OptimizationHints',
+    '--disable-dev-shm-usage',
+    '--disable-quic',
+    '--mute-audio',
+    '--hide-scrollbars',
+    '--ignore-gpu-blocklist',
+    '--enable-webgl',
+    '--disable-renderer-backgrounding',
+    '--disable-background-timer-throttling',
+    '--disable-backgrounding-occluded-windows',
+  ];
+  return gpu
+    ? [...common, '--enable-gpu', '--use-angle=default', '--enable-gpu-rasterization']
+    : [...common, '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-gpu-compositing'];
+}
+
+export interface LaunchedBrowser { browser: Browser; wsEndpoint: string; gpu: boolean; resolved: ResolvedBrowser; close(): Promise<void> }
+
+export async function launchBrowser(configured: string | null, mode: GpuMode, log: Logger): Promise<LaunchedBrowser> {
+  const resolved = await resolveChromium(configured);
+  const gpu = mode === 'on' || (mode === 'auto' && gpuPresent());
+  const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'skinfarm-chromium-'));
+  const browser = await puppeteer.launch({
+    executablePath: resolved.executablePath,
+    ignoreDefaultArgs: true,
+    args: [...chromiumArgs(gpu), `--user-data-dir=${userDataDir}`, '--remote-debugging-port=0', 'about:blank'],
+    defaultViewport: null,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    protocolTimeout: 30_000,
+  });
+  log.info('chromium started', { executable: resolved.executablePath, origin: resolved.origin, version: await browser.version(), gpu });
+  return {
+    browser,
+    wsEndpoint: browser.wsEndpoint(),
+    gpu,
+    resolved,
+    async close() {
+      await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}

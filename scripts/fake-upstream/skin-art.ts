@@ -1,0 +1,59 @@
+// Generated test and demo skins: every face of every box has its own colour (faceColor), so a
+// test can tell from one output pixel which face of which part it sees. The outer layer is a
+// checker of its face colour and transparency, so the inner layer shows through.
+import sharp from 'sharp';
+import { PART_NAMES, FACE_NAMES, type FaceName, type Layer, type PartName } from '../../shared/skin-layout.ts';
+import { paintCape, paintSkin, type Rgba } from '../../renderer/skin-paint.ts';
+
+const PARTS: readonly (PartName | 'cape')[] = [...PART_NAMES, 'cape'];
+
+/** A distinct opaque colour per (part, layer, face): hue by part and face, lightness by layer. */
+export function faceColor(part: PartName | 'cape', layer: Layer, face: FaceName): Rgba {
+  const p = PARTS.indexOf(part);
+  const f = FACE_NAMES.indexOf(face);
+  const hue = ((p * 6 + f) * 360) / 42;
+  const lightness = layer === 'inner' ? 0.45 : 0.72;
+  return [...hsl(hue, 0.85, lightness), 255] as Rgba;
+}
+
+/** The head's front face carries two "eyes" at known texels so orientation is testable. */
+export const EYE_COLOR: Rgba = [255, 255, 255, 255];
+export const EYES = [[1, 3], [6, 3]] as const;
+
+function hsl(h: number, s: number, l: number): [number, number, number] {
+  const a = s * Math.min(l, 1 - l);
+  const f = (n: number) => {
+    const k = (n + h / 30) % 12;
+    return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
+  };
+  return [f(0), f(8), f(4)];
+}
+
+/**
+ * Seeds darken the face colours a little (generated players differ, byte for byte); the scale is
+ * uniform, so every pixel stays a shade of its face colour. Seed 0 keeps them exact.
+ */
+function tint([r, g, b, a]: Rgba, seed: number): Rgba {
+  const f = 1 - ((seed * 37) % 16) / 100;
+  return [Math.round(r * f), Math.round(g * f), Math.round(b * f), a];
+}
+
+export async function drawSkin(opts: { slim?: boolean; legacy?: boolean; scale?: number; seed?: number } = {}): Promise<Buffer> {
+  const k = opts.scale ?? 1;
+  const seed = opts.seed ?? 0;
+  const data = paintSkin(k, !!opts.slim, (part, layer, face, u, v) => {
+    if (part === 'head' && layer === 'inner' && face === 'front' && EYES.some(([x, y]) => x === u && y === v)) return EYE_COLOR;
+    if (layer === 'outer' && (u + v) % 2 === 1) return null;
+    return tint(faceColor(part, layer, face), seed);
+  });
+  const side = 64 * k;
+  const image = sharp(data, { raw: { width: side, height: side, channels: 4 } });
+  // Legacy skins are the top half only: the left limbs do not exist in that format.
+  return (opts.legacy ? image.extract({ left: 0, top: 0, width: side, height: side / 2 }) : image).png().toBuffer();
+}
+
+export async function drawCape(opts: { legacy?: boolean; seed?: number } = {}): Promise<Buffer> {
+  const data = paintCape((face) => tint(faceColor('cape', 'inner', face), opts.seed ?? 0));
+  const image = sharp(data, { raw: { width: 64, height: 32, channels: 4 } });
+  return (opts.legacy ? image.extract({ left: 0, top: 0, width: 22, height: 17 }) : image).png().toBuffer();
+}

@@ -1,0 +1,11 @@
+import sharp from 'sharp';
+import { RenderFarm } from './renderer/farm.ts';
+import { normalizeSkin } from './renderer/skin-normalize.ts';
+import { drawSkin } from './scripts/fake-upstream/skin-art.ts';
+import { silentLogger } from './shared/log.ts';
+const farm = await RenderFarm.create({ workers: 1, chromiumPath: null, gpu: 'off', queueLimit: 10, jobTimeoutMs: 10000 }, silentLogger);
+const skin = await normalizeSkin(await drawSkin({}));
+const png = await farm.render({ kind: 'head', skin, slim: false, size: 64, yaw: 0, pitch: 90, shadow: false, outer: false, bg: null });
+const { data } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+console.log([...data.subarray((32*64+32)*4, (32*64+32)*4+4)]);
+await farm.close();
