@@ -13,6 +13,7 @@ import { createMediaService } from './media/service.ts';
 import { createSearchService } from './search/service.ts';
 import type { Service, SharedDeps } from './service.ts';
 import { createSkinsService } from './skins/service.ts';
+import { createUpstreams } from './skins/upstreams.ts';
 
 const FACTORIES: Record<ServiceName, (deps: SharedDeps) => Promise<Service>> = {
   skins: createSkinsService,
@@ -39,7 +40,7 @@ export async function startServices(config: Config, log: Logger): Promise<Runnin
   const redis: RedisClientType | null = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
   const cache = new Cache({ maxEntries: config.cache.maxEntries, staleSeconds: config.cache.staleSeconds, ttl: config.cache.ttl, redis, log });
   const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore(), log);
-  const shared = { config, log, cache, limiter, redis };
+  const shared = { config, log, cache, limiter, redis, upstreams: createUpstreams(config, cache, redis, log) };
 
   const servers: http.Server[] = [];
   const services: Service[] = [];

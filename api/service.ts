@@ -5,6 +5,7 @@ import type { Logger } from '../shared/log.ts';
 import type { Cache } from './cache.ts';
 import type { Config } from './config.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
+import type { Upstreams } from './skins/upstreams.ts';
 
 export interface SharedDeps {
   config: Config;
@@ -13,6 +14,8 @@ export interface SharedDeps {
   limiter: RateLimiter;
   /** The process's Redis connection when REDIS_URL is set. */
   redis: RedisClientType | null;
+  /** Upstream clients and the player lookup, shared by the services of this process. */
+  upstreams: Upstreams;
 }
 
 export interface Service {

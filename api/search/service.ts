@@ -48,7 +48,7 @@ export class SearchService implements Service {
     this.local = local;
     this.sources = [
       local,
-      new PlayersSource(deps, VERSION),
+      new PlayersSource(deps),
       ipAnalyser, domainAnalyser, phoneAnalyser, macAnalyser, emailAnalyser,
     ];
     this.app = createHttpApp({ service: 'search', version: VERSION, log: deps.log, trustProxy: deps.config.trustProxy, formatError: formatSearchError });

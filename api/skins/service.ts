@@ -9,7 +9,6 @@ import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Service, SharedDeps } from '../service.ts';
 import { ExternalInfo } from './external-info.ts';
-import { PlayerLookup, Sources } from './lookup.ts';
 import { ExternalAccount } from './account/external-account.ts';
 import { accountRouter } from './account/routes.ts';
 import { sessionMiddleware } from './account/session.ts';
@@ -21,11 +20,10 @@ import { pagesRouter } from './pages/routes.ts';
 import { RATE_GROUPS, skinsRouter } from './routes.ts';
 import { TextureStore, OFFICIAL_TEXTURE_HOST } from './texture-store.ts';
 import { TextureFetcher } from './textures.ts';
-import { UpstreamBudgets } from './upstream/budget.ts';
+import type { PlayerLookup } from './lookup.ts';
+import type { UpstreamBudgets } from './upstream/budget.ts';
 import { UpstreamClient } from './upstream/client.ts';
-import { ExternalSource } from './upstream/external.ts';
 import { SourceHealth } from './upstream/health.ts';
-import { OfficialSource } from './upstream/official.ts';
 
 export const VERSION = '1.0.0';
 
@@ -65,14 +63,10 @@ export class SkinsService implements Service {
     this.log = log;
     this.cache = cache;
     this.limiter = deps.limiter;
-    const clientOptions = { timeoutMs: config.upstream.timeoutMs, retries: config.upstream.retries, userAgent: `Skinfarm/${VERSION}` };
-    this.budgets = new UpstreamBudgets(config.upstream.budgets, deps.redis, log);
-    const official = new OfficialSource(config.official, new UpstreamClient(new SourceHealth('official', config.official.enabled),
-      { ...clientOptions, budgets: this.budgets, throttleStatuses: [429, 403] }));
-    const external = new ExternalSource(config.external, new UpstreamClient(new SourceHealth('external', config.external.enabled),
-      { ...clientOptions, budgets: this.budgets }));
-    this.lookup = new PlayerLookup(new Sources(official, external, { official: config.official.enabled, external: config.external.enabled }), cache, log,
-      { nameBatchMs: config.upstream.nameBatchMs, errorTtlMs: config.upstream.errorTtlMs });
+    const { lookup, budgets, clientOptions } = deps.upstreams;
+    this.budgets = budgets;
+    this.lookup = lookup;
+    const external = lookup.sources.external;
     this.externalInfo = new ExternalInfo(external, cache);
     this.textureHealth = new SourceHealth('textures', true);
     const fetcher = new TextureFetcher(new UpstreamClient(this.textureHealth, clientOptions), () => this.textureHosts(), config.upstream.textureMaxBytes);

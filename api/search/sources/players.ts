@@ -3,14 +3,9 @@
 import { ApiError } from '../../../shared/errors.ts';
 import { dashUuid } from '../../../shared/uuid.ts';
 import type { SharedDeps } from '../../service.ts';
-import { PlayerLookup, Sources } from '../../skins/lookup.ts';
+import type { PlayerLookup } from '../../skins/lookup.ts';
 import { imageLinks, readTextures } from '../../skins/records.ts';
 import type { RawProfile } from '../../skins/types.ts';
-import { UpstreamBudgets } from '../../skins/upstream/budget.ts';
-import { UpstreamClient } from '../../skins/upstream/client.ts';
-import { ExternalSource } from '../../skins/upstream/external.ts';
-import { SourceHealth } from '../../skins/upstream/health.ts';
-import { OfficialSource } from '../../skins/upstream/official.ts';
 import { validName } from '../../skins/validate.ts';
 import type { TypedValue } from '../types.ts';
 import { SourceSkipped, type SearchSource, type SourceAnswer } from './source.ts';
@@ -25,18 +20,9 @@ export class PlayersSource implements SearchSource {
   private readonly lookup: PlayerLookup;
   private readonly publicUrl: string;
 
-  // Built as api/skins/service.ts builds its lookup (same clients, budgets, cache namespaces).
-  constructor(deps: SharedDeps, version: string) {
-    const { config, cache, log } = deps;
-    const clientOptions = { timeoutMs: config.upstream.timeoutMs, retries: config.upstream.retries, userAgent: `Skinfarm-search/${version}` };
-    const budgets = new UpstreamBudgets(config.upstream.budgets, deps.redis, log);
-    const official = new OfficialSource(config.official, new UpstreamClient(new SourceHealth('official', config.official.enabled),
-      { ...clientOptions, budgets, throttleStatuses: [429, 403] }));
-    const external = new ExternalSource(config.external, new UpstreamClient(new SourceHealth('external', config.external.enabled),
-      { ...clientOptions, budgets }));
-    this.lookup = new PlayerLookup(new Sources(official, external, { official: config.official.enabled, external: config.external.enabled }), cache, log,
-      { nameBatchMs: config.upstream.nameBatchMs, errorTtlMs: config.upstream.errorTtlMs });
-    this.publicUrl = config.publicUrl;
+  constructor(deps: SharedDeps) {
+    this.lookup = deps.upstreams.lookup;
+    this.publicUrl = deps.config.publicUrl;
   }
 
   unavailable(): string | null {

@@ -1,0 +1,30 @@
+// The process's upstream clients and player lookup, built once and shared by every service that
+// asks for players (skins, and search's game-player source): one budget, one health record, one
+// in-flight map per upstream.
+import type { RedisClientType } from '@redis/client';
+import type { Logger } from '../../shared/log.ts';
+import type { Cache } from '../cache.ts';
+import type { Config } from '../config.ts';
+import { PlayerLookup, Sources } from './lookup.ts';
+import { UpstreamBudgets } from './upstream/budget.ts';
+import { UpstreamClient } from './upstream/client.ts';
+import { ExternalSource } from './upstream/external.ts';
+import { SourceHealth } from './upstream/health.ts';
+import { OfficialSource } from './upstream/official.ts';
+
+export const USER_AGENT = 'Skinfarm/1.0.0';
+
+export interface Upstreams { lookup: PlayerLookup; budgets: UpstreamBudgets; clientOptions: { timeoutMs: number; retries: number; userAgent: string } }
+
+export function createUpstreams(config: Config, cache: Cache, redis: RedisClientType | null, log: Logger): Upstreams {
+  const clientOptions = { timeoutMs: config.upstream.timeoutMs, retries: config.upstream.retries, userAgent: USER_AGENT };
+  const budgets = new UpstreamBudgets(config.upstream.budgets, redis, log);
+  // Mojang's CDN answers 403 when it throttles; the external service's 403 is a real answer.
+  const official = new OfficialSource(config.official, new UpstreamClient(new SourceHealth('official', config.official.enabled),
+    { ...clientOptions, budgets, throttleStatuses: [429, 403] }));
+  const external = new ExternalSource(config.external, new UpstreamClient(new SourceHealth('external', config.external.enabled),
+    { ...clientOptions, budgets }));
+  const sources = new Sources(official, external, { official: config.official.enabled, external: config.external.enabled });
+  const lookup = new PlayerLookup(sources, cache, log, { nameBatchMs: config.upstream.nameBatchMs, errorTtlMs: config.upstream.errorTtlMs });
+  return { lookup, budgets, clientOptions };
+}
