@@ -9,7 +9,7 @@ import type { RenderFarm } from '../../renderer/farm.ts';
 import type { RenderJob } from '../../renderer/jobs.ts';
 import { normalizeCape, normalizeSkin, type NormalizedCape, type NormalizedSkin } from '../../renderer/skin-normalize.ts';
 import { renderDuration } from '../metrics.ts';
-import type { Cache, CacheNamespace } from '../cache.ts';
+import { LruMap, type Cache, type CacheNamespace } from '../cache.ts';
 import { Coalescer } from '../coalesce.ts';
 import { imageEtag, notModified, sendPng } from './image-response.ts';
 import { optionsKey, type ImageOptions } from './image-params.ts';
@@ -37,6 +37,8 @@ export class ImageRenderer {
   private readonly renders: CacheNamespace<Buffer>;
   private readonly inflight = new Coalescer();
   private readonly farm: () => RenderFarm | null;
+  /** Decoded skins by texture hash: a cold render of a known skin skips the PNG decode. */
+  private readonly decoded = new LruMap<Promise<NormalizedSkin>>(512);
 
   constructor(textures: TextureStore, cache: Cache, farm: () => RenderFarm | null) {
     this.textures = textures;
@@ -54,7 +56,7 @@ export class ImageRenderer {
     const cached = await this.renders.get(key);
     if (cached) return sendPng(ctx, { png: Buffer.from(cached.value), etag, cache: 'HIT' });
     const png = await this.inflight.run(key, async () => {
-      const skin = subject.skinUrl ? await normalizeSkin((await this.textures.get(subject.skinUrl)).png) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
+      const skin = subject.skinUrl ? await this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
       const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl) : null;
       const image = await this.draw(options, skin, subject.slim, cape);
       await this.renders.set(key, image);
@@ -67,6 +69,16 @@ export class ImageRenderer {
   async drawUpload(file: Buffer, slim: boolean | null, options: ImageOptions): Promise<Buffer> {
     const skin = await normalizeSkin(file);
     return this.draw(options, skin, slim ?? skin.slimGuess, null);
+  }
+
+  private skin(url: string, hash: string): Promise<NormalizedSkin> {
+    let skin = this.decoded.get(hash);
+    if (!skin) {
+      skin = this.textures.get(url).then((texture) => normalizeSkin(texture.png));
+      this.decoded.set(hash, skin);
+      skin.catch(() => this.decoded.delete(hash));
+    }
+    return skin;
   }
 
   private async capeOrNull(url: string): Promise<NormalizedCape | null> {
