@@ -6,7 +6,7 @@ import { Piscina } from 'piscina';
 import { ApiError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
 import { launchBrowser, type GpuMode, type LaunchedBrowser } from './browser.ts';
-import { toPageJob, type RenderJob, type WorkerResult, type WorkerTask } from './jobs.ts';
+import { toWireJob, type RenderJob, type WorkerResult, type WorkerTask } from './jobs.ts';
 
 export interface RenderFarmConfig { workers: number; chromiumPath: string | null; gpu: GpuMode; queueLimit: number; jobTimeoutMs: number; batchSize?: number }
 
@@ -95,7 +95,7 @@ export class RenderFarm {
 
   private async runBatch(batch: Pending[]): Promise<void> {
     try {
-      const result = await this.pool.run({ endpoint: this.browser.wsEndpoint, jobs: batch.map((p) => toPageJob(p.job)) });
+      const result = await this.pool.run({ endpoint: this.browser.wsEndpoint, jobs: batch.map((p) => toWireJob(p.job)) });
       const images = result.images ?? [];
       batch.forEach((pending, i) => {
         const image = images[i];

@@ -19,39 +19,35 @@ export interface RenderJob {
   view?: 'front' | 'back';
 }
 
-/** A job as the page sees it: textures as base64 RGBA. */
-export interface PageJob {
-  kind: RenderKind; skin: string; skinKey: string; skinSize: number; slim: boolean;
-  cape: string | null; capeKey: string | null; capeWidth: number; capeHeight: number;
-  size: number; yaw: number; pitch: number; shadow: boolean; outer: boolean; bg: string | null; scale: number | null; view: 'front' | 'back';
-}
+/** A texture on its way to a worker: raw RGBA with its content key. */
+export interface WireTexture { key: string; width: number; height: number; data: Uint8Array }
 
-export interface WorkerTask { endpoint: string; jobs: PageJob[]; info?: boolean }
+/** A job as the pool carries it (structured-cloned to the worker). */
+export interface WireJob extends Omit<RenderJob, 'skin' | 'cape'> { skin: WireTexture; cape: WireTexture | null }
+
+/** A job as the page sees it: a texture's bytes (base64) only when the page does not hold it yet. */
+export interface PageTexture { key: string; width: number; height: number; base64: string | null }
+export interface PageJob extends Omit<WireJob, 'skin' | 'cape'> { skin: PageTexture; cape: PageTexture | null }
+
+export interface WorkerTask { endpoint: string; jobs: WireJob[]; info?: boolean }
 export interface WorkerResult { images?: Array<Buffer | Uint8Array | { error: string }>; info?: { renderer: string; version: string } }
 
-/** The page keeps recent textures by content, so equal textures are uploaded to the GPU once. */
-function contentKey(data: Buffer): string {
-  return createHash('sha1').update(data).digest('base64');
+// Keys by texture object: a cached skin is hashed once, not once per render.
+const keys = new WeakMap<object, string>();
+
+function wire(texture: { data: Buffer }, width: number, height: number): WireTexture {
+  let key = keys.get(texture);
+  if (!key) {
+    key = createHash('sha1').update(texture.data).digest('base64');
+    keys.set(texture, key);
+  }
+  return { key, width, height, data: texture.data };
 }
 
-export function toPageJob(job: RenderJob): PageJob {
+export function toWireJob(job: RenderJob): WireJob {
   return {
-    kind: job.kind,
-    skin: job.skin.data.toString('base64'),
-    skinKey: contentKey(job.skin.data),
-    skinSize: job.skin.size,
-    slim: job.slim,
-    cape: job.cape ? job.cape.data.toString('base64') : null,
-    capeKey: job.cape ? contentKey(job.cape.data) : null,
-    capeWidth: job.cape?.width ?? 0,
-    capeHeight: job.cape?.height ?? 0,
-    size: job.size,
-    yaw: job.yaw,
-    pitch: job.pitch,
-    shadow: job.shadow,
-    outer: job.outer,
-    bg: job.bg,
-    scale: job.scale ?? null,
-    view: job.view ?? 'front',
+    ...job,
+    skin: wire(job.skin, job.skin.size, job.skin.size),
+    cape: job.cape ? wire(job.cape, job.cape.width, job.cape.height) : null,
   };
 }

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type CDPSession, type Page } from 'puppeteer-core';
-import type { PageJob, WorkerTask, WorkerResult } from './jobs.ts';
+import type { PageJob, PageTexture, WireTexture, WorkerTask, WorkerResult } from './jobs.ts';
 
 const ORIGIN = 'http://skinfarm.render';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -22,7 +22,20 @@ const FILES: Record<string, { type: string; body: string }> = {
   '/scene.js': { type: 'text/javascript', body: readFileSync(path.join(here, 'page/scene.js'), 'utf8') },
 };
 
-interface PageState { endpoint: string; browser: Browser; page: Page; cdp: CDPSession }
+/** Texture keys the page holds, in its own eviction order (it keeps the newest 64). */
+class PageTextures {
+  private readonly keys = new Set<string>();
+  static readonly LIMIT = 64;
+
+  forPage(texture: WireTexture): PageTexture {
+    if (this.keys.has(texture.key)) return { key: texture.key, width: texture.width, height: texture.height, base64: null };
+    this.keys.add(texture.key);
+    if (this.keys.size > PageTextures.LIMIT) this.keys.delete(this.keys.values().next().value!);
+    return { key: texture.key, width: texture.width, height: texture.height, base64: Buffer.from(texture.data.buffer, texture.data.byteOffset, texture.data.byteLength).toString('base64') };
+  }
+}
+
+interface PageState { endpoint: string; browser: Browser; page: Page; cdp: CDPSession; textures: PageTextures }
 let state: Promise<PageState> | null = null;
 let stateEndpoint = '';
 
@@ -38,7 +51,7 @@ async function openPage(endpoint: string): Promise<PageState> {
   await page.goto(`${ORIGIN}/index.html`, { waitUntil: 'load' });
   await page.waitForFunction('window.sceneReady === true', { timeout: 20_000 });
   const cdp = await page.createCDPSession();
-  return { endpoint, browser, page, cdp };
+  return { endpoint, browser, page, cdp, textures: new PageTextures() };
 }
 
 async function pageFor(endpoint: string): Promise<PageState> {
@@ -58,9 +71,10 @@ async function evaluate(cdp: CDPSession, expression: string): Promise<unknown> {
 }
 
 export default async function run(task: WorkerTask): Promise<WorkerResult> {
-  const { cdp } = await pageFor(task.endpoint);
+  const { cdp, textures } = await pageFor(task.endpoint);
   if (task.info) return { info: (await evaluate(cdp, 'webglInfo()')) as WorkerResult['info'] };
-  const answers = (await evaluate(cdp, `renderJobs(${JSON.stringify(task.jobs satisfies PageJob[])})`)) as Array<string | { error: string }>;
+  const jobs: PageJob[] = task.jobs.map((job) => ({ ...job, skin: textures.forPage(job.skin), cape: job.cape ? textures.forPage(job.cape) : null }));
+  const answers = (await evaluate(cdp, `renderJobs(${JSON.stringify(jobs)})`)) as Array<string | { error: string }>;
   return {
     images: answers.map((a) => (typeof a === 'string' ? Buffer.from(a.slice(a.indexOf(',') + 1), 'base64') : { error: a.error })),
   };

@@ -1,7 +1,7 @@
 // Load scenarios against a skins service on this machine (loopback only, bounded in requests and
 // seconds). Without --url it starts the fake upstream and the service itself.
 //
-//   npm run loadtest -- embed|api|cold-render|avatar-hot|hot-vs-bare [--seconds 10] [--connections 64]
+//   npm run loadtest -- embed|api|cold-render|cold-avatar|avatar-hot|hot-vs-bare [--seconds 10] [--connections 64]
 //                       [--players 1000] [--url http://127.0.0.1:3000] [--record]
 //
 // Prints req/s, latency percentiles and errors; --record appends a row to docs/benchmarks.md.
@@ -40,7 +40,8 @@ interface Summary { scenario: string; rps: number; p50: number; p975: number; p9
 
 /**
  * Each request claims one of 65,536 client addresses (RFC 2544 benchmark range, in a header
- * only), so the per-IP rate limit stays in the measured path without limiting the run.
+ * only), so the per-IP rate limit stays in the measured path without limiting the run (the
+ * service must trust X-Forwarded-For: TRUST_PROXY=true).
  */
 let client = 0;
 function asManyClients(opts: autocannon.Options): autocannon.Options {
@@ -61,7 +62,7 @@ function asManyClients(opts: autocannon.Options): autocannon.Options {
 
 async function run(name: string, options: autocannon.Options): Promise<Summary> {
   assertLoopback(String(options.url));
-  const opts = values.url ? options : asManyClients(options);
+  const opts = asManyClients(options);
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({ connections, duration: seconds, ...opts }, (error, res) => (error ? reject(error) : resolve(res)));
     autocannon.track(instance, { renderProgressBar: process.stdout.isTTY, renderResultsTable: false, renderLatencyTable: false });
@@ -122,6 +123,18 @@ try {
       console.log(`hot image / bare node http: ${Math.round((rows[0].rps / rows[1].rps) * 100)}%`);
       break;
     }
+    case 'cold-avatar':
+      // Every request a new (player, size) pair: decode, draw and encode each time.
+      rows.push(await run('cold-avatar', {
+        url: base,
+        requests: [{
+          setupRequest: (req) => {
+            counter += 1;
+            return { ...req, path: `/v1/avatar/${name(counter % players)}/${8 + (Math.floor(counter / players) % 505)}` };
+          },
+        }],
+      }));
+      break;
     case 'api':
       rows.push(await run('api', {
         url: base,
@@ -163,7 +176,7 @@ try {
       }));
       break;
     default:
-      throw new Error(`unknown scenario ${scenario} (embed, api, cold-render, avatar-hot, hot-vs-bare)`);
+      throw new Error(`unknown scenario ${scenario} (embed, api, cold-render, cold-avatar, avatar-hot, hot-vs-bare)`);
   }
   if (values.record) record(rows);
 } finally {
