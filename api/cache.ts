@@ -83,14 +83,17 @@ export class CacheNamespace<T> {
   private readonly owner: Cache;
   /** In-process copy in front of Redis (hot keys skip the round trip; Redis down degrades to it). */
   private readonly l1: LruMap<L1Entry> | null;
+  /** keyv's store in memory mode (the same entries keyv writes). */
+  private readonly direct: LruMap<unknown> | null;
 
-  constructor(owner: Cache, name: string, keyv: Keyv, ttlSeconds: number, staleSeconds: number, l1: LruMap<L1Entry> | null) {
+  constructor(owner: Cache, name: string, keyv: Keyv, ttlSeconds: number, staleSeconds: number, l1: LruMap<L1Entry> | null, direct: LruMap<unknown> | null) {
     this.owner = owner;
     this.name = name;
     this.keyv = keyv;
     this.ttlSeconds = ttlSeconds;
     this.staleSeconds = staleSeconds;
     this.l1 = l1;
+    this.direct = direct;
   }
 
   /** The entry, fresh or stale; undefined when absent (or when the store fails). */
@@ -116,6 +119,12 @@ export class CacheNamespace<T> {
   }
 
   private fromL1(key: string): Envelope<T> | undefined {
+    if (this.direct) {
+      // Memory mode: read keyv's own map directly; keyv.get's promises and hooks are the whole
+      // cost of a hot cached image.
+      const stored = this.direct.get(`skinfarm:${this.name}:${key}`) as { value: Envelope<T>; expires?: number } | undefined;
+      return stored && (!stored.expires || stored.expires > Date.now()) ? stored.value : undefined;
+    }
     const entry = this.l1?.get(`${this.name}:${key}`);
     if (!entry) return undefined;
     if (entry.expiresAt > Date.now()) return entry.envelope as Envelope<T>;
@@ -191,7 +200,7 @@ export class Cache {
     keyv.on('error', (err: unknown) => this.failed(name, err));
     const ttl = ttlSeconds ?? this.options.ttl[name as keyof CacheTtls];
     if (ttl === undefined) throw new Error(`cache namespace ${name} needs a TTL`);
-    const ns = new CacheNamespace<T>(this, name, keyv, ttl, staleSeconds, shared ? null : this.l1);
+    const ns = new CacheNamespace<T>(this, name, keyv, ttl, staleSeconds, shared ? null : this.l1, this.memory);
     this.namespaces.set(name, ns as CacheNamespace<unknown>);
     return ns;
   }

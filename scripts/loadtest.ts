@@ -124,13 +124,13 @@ try {
       break;
     }
     case 'cold-avatar':
-      // Every request a new (player, size) pair: decode, draw and encode each time.
+      // Every request a new (player, size 64-256) pair: draw and encode each time.
       rows.push(await run('cold-avatar', {
         url: base,
         requests: [{
           setupRequest: (req) => {
             counter += 1;
-            return { ...req, path: `/v1/avatar/${name(counter % players)}/${8 + (Math.floor(counter / players) % 505)}` };
+            return { ...req, path: `/v1/avatar/${name(counter % players)}/${64 + (Math.floor(counter / players) % 193)}` };
           },
         }],
       }));

@@ -1,13 +1,23 @@
 // One place that sets every status and header of an image reply (ETag, caching, download).
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
+import { LruMap } from '../cache.ts';
 import type { CacheState } from './types.ts';
 
 /** Browsers and CDNs may keep a player-addressed image as long as the profile cache does. */
 export const IMAGE_MAX_AGE = 300;
 
+const etags = new LruMap<string>(20_000);
+
+/** A strong ETag from what decides the pixels (remembered: hot images ask for it constantly). */
 export function imageEtag(...parts: (string | number | boolean | null | undefined)[]): string {
-  return `"${createHash('sha256').update(parts.map(String).join('|')).digest('base64url').slice(0, 27)}"`;
+  const key = parts.map(String).join('|');
+  let etag = etags.get(key);
+  if (!etag) {
+    etag = `"${createHash('sha256').update(key).digest('base64url').slice(0, 27)}"`;
+    etags.set(key, etag);
+  }
+  return etag;
 }
 
 /** True (and a 304 set) when the client already holds this ETag. */

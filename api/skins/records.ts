@@ -21,8 +21,20 @@ export interface SkinInfo {
 
 export interface ProfileTextures { raw_value: string | null; raw_signature: string | null; decoded: TexturesPayload | null }
 
+// Cached profiles are the same objects on every hit, so their decoded textures are kept with them.
+const decodedProfiles = new WeakMap<RawProfile, { textures: ProfileTextures; skin: SkinInfo }>();
+
 /** Reads the textures property of a profile (an absent or broken property means no textures). */
 export function readTextures(profile: RawProfile): { textures: ProfileTextures; skin: SkinInfo } {
+  let read = decodedProfiles.get(profile);
+  if (!read) {
+    read = decodeProfileTextures(profile);
+    decodedProfiles.set(profile, read);
+  }
+  return read;
+}
+
+function decodeProfileTextures(profile: RawProfile): { textures: ProfileTextures; skin: SkinInfo } {
   const property = texturesProperty(profile);
   const decoded = property ? decodeTexturesValue(property.value)?.decoded ?? null : null;
   const skinEntry = decoded?.textures.SKIN;

@@ -87,13 +87,18 @@ export class SkinsService implements Service {
         await next();
       });
     }
-    this.app.use(sessionMiddleware(this.app, cache, { secret: config.sessionSecret, secure }));
     const normal = this.limiter.middleware(RATE_GROUPS.normal);
     const image = this.limiter.middleware(RATE_GROUPS.image);
-    for (const router of [skinsRouter(this), imageRouter(this, image), accountRouter(this, account, normal), pagesRouter(this, account !== null, normal)]) {
+    const mount = (router: ReturnType<typeof skinsRouter>) => {
       this.app.use(router.routes());
       this.app.use(router.allowedMethods({ throw: true }));
-    }
+    };
+    // Data and image routes come first: they never touch the session, so they pay nothing for it.
+    mount(skinsRouter(this));
+    mount(imageRouter(this, image));
+    this.app.use(sessionMiddleware(this.app, cache, { secret: config.sessionSecret, secure }));
+    mount(accountRouter(this, account, normal));
+    mount(pagesRouter(this, account !== null, normal));
   }
 
   /** TEXTURE_HOSTS when set; else the official texture host plus the external skinDomains. */

@@ -97,7 +97,16 @@ export async function startApp(env: Record<string, string>, options: { timeoutMs
 
 /** fetch() returning status, headers and parsed JSON (or the raw bytes). */
 export async function call(url: string, init?: RequestInit) {
-  const response = await fetch(url, init);
+  let response: Response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    // A pooled keep-alive socket may belong to a service that a test just stopped (a new one can
+    // get the same port); an idempotent request is simply sent again on a fresh connection.
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (method !== 'GET' && method !== 'HEAD') throw error;
+    response = await fetch(url, init);
+  }
   const bytes = Buffer.from(await response.arrayBuffer());
   const type = response.headers.get('content-type') ?? '';
   const json = type.includes('json') && bytes.length ? JSON.parse(bytes.toString('utf8')) : undefined;
