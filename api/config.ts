@@ -187,7 +187,8 @@ export function loadConfig(env: Env = process.env): Config {
       clientId: optional('OAUTH_CLIENT_ID'),
       clientSecret: optional('OAUTH_CLIENT_SECRET'),
       redirectUrl: optional('OAUTH_REDIRECT_URL'),
-      scopes: list('OAUTH_SCOPES') ?? ['User.Read', 'Player.Read', 'PremiumVerification.Read', 'Yggdrasil.MinecraftToken.Create'],
+      // Space or comma separated, as OAuth writes scopes.
+      scopes: env.OAUTH_SCOPES?.trim() ? env.OAUTH_SCOPES.trim().split(/[\s,]+/) : ['User.Read', 'Player.Read', 'PremiumVerification.Read', 'Yggdrasil.MinecraftToken.Create'],
     },
     sessionSecret,
     metricsToken: optional('METRICS_TOKEN'),

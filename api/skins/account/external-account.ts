@@ -67,7 +67,8 @@ export class ExternalAccount {
       const reason = isObject(body) && typeof body.error === 'string' ? body.error : `HTTP ${response.status}`;
       throw new ApiError('oauth_failed', { detail: reason.slice(0, 64) });
     }
-    const expiresIn = Number(body.expires_in) > 0 ? Number(body.expires_in) : 3600;
+    // Passport always sends expires_in; without it, assume an hour.
+    const expiresIn = Number.isFinite(Number(body.expires_in)) && body.expires_in !== null ? Number(body.expires_in) : 3600;
     return {
       accessToken: body.access_token,
       refreshToken: typeof body.refresh_token === 'string' ? body.refresh_token : null,
