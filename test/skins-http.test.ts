@@ -4,7 +4,7 @@ import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 
 let h: SkinsHarness;
 test.before(async () => {
-  h = await startSkins({ UPSTREAM_TIMEOUT_MS: '400' });
+  h = await startSkins({ UPSTREAM_TIMEOUT_MS: '1500' });
 });
 test.after.always(async () => {
   await h?.stop();
