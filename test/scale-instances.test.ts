@@ -20,7 +20,7 @@ test.before(async () => {
   redis = await startRedis();
   fake = await startFakeUpstream({ oauth: { clientId: 'scale', clientSecret: 'scale-secret', redirectUris: [redirect], autoApprove: true } });
   const env = {
-    SERVICES: 'skins', REDIS_URL: redis.url, TRUST_PROXY: '1', ...fake.env,
+    SERVICES: 'skins', REDIS_URL: redis.url, TRUST_PROXY: '1', RENDER_WORKERS: '1', ...fake.env,
     OAUTH_CLIENT_ID: 'scale', OAUTH_CLIENT_SECRET: 'scale-secret', OAUTH_REDIRECT_URL: redirect,
   };
   [a, b] = await Promise.all([startApp(env), startApp(env)]);
@@ -48,6 +48,18 @@ maybe('a profile cached by one instance is a hit on the other, with no upstream 
   t.is(second.headers.get('x-cache'), 'HIT');
   t.deepEqual(second.json.data.profile, first.json.data.profile);
   t.deepEqual(fake.calls(), {});
+});
+
+maybe('two concurrent identical cold renders on the two instances render once', async (t) => {
+  const renders = async (app: RunningApp) =>
+    Number(/skinfarm_render_duration_seconds_count\{kind="render"\} (\d+)/.exec((await call(`${app.urls.skins}/metrics`)).text)?.[1] ?? 0);
+  const before = (await renders(a)) + (await renders(b));
+  const path = '/v1/render/SlimAlex/96?yaw=77&pitch=12';
+  const [x, y] = await Promise.all([call(`${a.urls.skins}${path}`), call(`${b.urls.skins}${path}`)]);
+  t.is(x.status, 200);
+  t.is(y.status, 200);
+  t.true(x.bytes.equals(y.bytes));
+  t.is((await renders(a)) + (await renders(b)) - before, 1);
 });
 
 maybe('a session created on one instance is valid on the other; logout ends it on both', async (t) => {

@@ -14,6 +14,7 @@ import { Coalescer } from '../coalesce.ts';
 import { imageEtag, notModified, sendPng } from './image-response.ts';
 import { optionsKey, type ImageOptions } from './image-params.ts';
 import { readTextures } from './records.ts';
+import type { RenderLock } from './render-lock.ts';
 import type { TextureStore } from './texture-store.ts';
 import type { RawProfile } from './types.ts';
 
@@ -40,7 +41,10 @@ export class ImageRenderer {
   /** Decoded skins by texture hash: a cold render of a known skin skips the PNG decode. */
   private readonly decoded = new LruMap<Promise<NormalizedSkin>>(512);
 
-  constructor(textures: TextureStore, cache: Cache, farm: () => RenderFarm | null) {
+  private readonly lock: RenderLock;
+
+  constructor(textures: TextureStore, cache: Cache, farm: () => RenderFarm | null, lock: RenderLock) {
+    this.lock = lock;
     this.textures = textures;
     this.renders = cache.namespace('render', undefined, 0);
     this.farm = farm;
@@ -55,13 +59,16 @@ export class ImageRenderer {
     if (notModified(ctx, etag)) return;
     const cached = await this.renders.get(key);
     if (cached) return sendPng(ctx, { png: Buffer.from(cached.value), etag, cache: 'HIT' });
-    const png = await this.inflight.run(key, async () => {
+    const png = await this.inflight.run(key, () => this.lock.once(key, async () => {
       const skin = subject.skinUrl ? await this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
       const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl) : null;
       const image = await this.draw(options, skin, subject.slim, cape);
       await this.renders.set(key, image);
       return image;
-    });
+    }, async () => {
+      const other = await this.renders.get(key);
+      return other ? Buffer.from(other.value) : undefined;
+    }));
     sendPng(ctx, { png, etag, cache: 'MISS' });
   }
 

@@ -16,6 +16,7 @@ import { RenderFarm } from '../../renderer/farm.ts';
 import { gaugeFrom } from '../metrics.ts';
 import { imageRouter } from './image-routes.ts';
 import { ImageRenderer } from './images.ts';
+import { RenderLock } from './render-lock.ts';
 import { pagesRouter } from './pages/routes.ts';
 import { RATE_GROUPS, skinsRouter } from './routes.ts';
 import { TextureStore, OFFICIAL_TEXTURE_HOST } from './texture-store.ts';
@@ -71,7 +72,7 @@ export class SkinsService implements Service {
     this.textureHealth = new SourceHealth('textures', true);
     const fetcher = new TextureFetcher(new UpstreamClient(this.textureHealth, clientOptions), () => this.textureHosts(), config.upstream.textureMaxBytes);
     this.textures = new TextureStore(fetcher, cache);
-    this.images = new ImageRenderer(this.textures, cache, () => this.farm);
+    this.images = new ImageRenderer(this.textures, cache, () => this.farm, new RenderLock(deps.redis));
 
     const { clientId, clientSecret, redirectUrl, scopes } = config.oauth;
     const account = clientId && clientSecret && redirectUrl
