@@ -8,9 +8,14 @@ test('graceful shutdown finishes every in-flight request', async (t) => {
   t.teardown(() => h.stop());
   // Every upstream answer takes 400 ms, so the burst is still in flight when SIGTERM arrives.
   h.fake.control({ latencyMs: 400 });
-  const burst = Array.from({ length: 40 }, (_, i) => h.get(`/v1/player/gen_${9000 + i}`));
-  // SIGTERM once the burst has reached the upstream, i.e. while it is in flight.
-  while (h.fake.requests().length === 0) await new Promise((resolve) => setImmediate(resolve));
+  const names = Array.from({ length: 40 }, (_, i) => `gen_${9000 + i}`);
+  const burst = names.map((name) => h.get(`/v1/player/${name}`));
+  // SIGTERM once every request of the burst has reached the upstream: all are in flight.
+  const seen = () => {
+    const sent = h.fake.requests().map((r) => `${r.path} ${r.body ?? ''}`).join('\n');
+    return names.every((name) => sent.includes(name));
+  };
+  while (!seen()) await new Promise((resolve) => setTimeout(resolve, 5));
   h.app.process.kill('SIGTERM');
   const results = await Promise.all(burst);
   t.deepEqual(results.map((r) => r.status), results.map(() => 200));
