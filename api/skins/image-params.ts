@@ -2,7 +2,7 @@
 // (the render cache and the ETag are derived from it, so equal requests share one image).
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
-import { queryParam } from '../http/body.ts';
+import { queryFlag, queryParam } from '../http/body.ts';
 
 export type ImageKind = 'avatar' | 'head' | 'body' | 'render' | 'cube';
 
@@ -39,14 +39,6 @@ function number(ctx: Context, name: string, fallback: number, min: number, max: 
   return value;
 }
 
-function flag(ctx: Context, name: string, fallback: boolean): boolean {
-  const raw = queryParam(ctx, name);
-  if (raw === undefined) return fallback;
-  if (raw === '1' || raw === 'true') return true;
-  if (raw === '0' || raw === 'false') return false;
-  throw new ApiError('bad_request', { detail: `${name} 只能是 0 或 1` });
-}
-
 function choice<T extends string>(ctx: Context, name: string, fallback: T, allowed: readonly T[]): T {
   const raw = queryParam(ctx, name);
   if (raw === undefined) return fallback;
@@ -66,15 +58,15 @@ function color(ctx: Context): string | null {
 export function parseImageOptions(ctx: Context, kind: ImageKind): ImageOptions {
   const d = DEFAULTS[kind];
   const size = number(ctx, 'size', d.size, SIZE_RANGE.min, SIZE_RANGE.max, true, ctx.params.size ?? queryParam(ctx, 'size'));
-  const helm = flag(ctx, 'helm', true);
+  const helm = queryFlag(ctx, 'helm', true);
   return {
     kind,
     size,
     yaw: number(ctx, 'yaw', d.yaw, -180, 180, false),
     pitch: number(ctx, 'pitch', d.pitch, -90, 90, false),
-    shadow: flag(ctx, 'shadow', d.shadow),
+    shadow: queryFlag(ctx, 'shadow', d.shadow),
     // `helm` (avatar, head, cube) and `outer` (body, render) both switch the second layer.
-    outer: flag(ctx, 'outer', d.outer) && helm,
+    outer: queryFlag(ctx, 'outer', d.outer) && helm,
     bg: color(ctx),
     scale: queryParam(ctx, 'scale') === undefined ? null : number(ctx, 'scale', 1, 0.25, 4, false),
     shape: choice(ctx, 'shape', d.shape, ['square', 'circle'] as const),

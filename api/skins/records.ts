@@ -123,26 +123,21 @@ export function profileRecord(profile: RawProfile) {
 }
 
 export function playerRecord(profile: RawProfile, publicUrl: string, queriedAt = new Date()) {
-  const { textures, skin } = readTextures(profile);
+  const { skin } = readTextures(profile);
+  const { profile: profileObj, textures, ...identity } = profileRecord(profile);
   return {
-    uuid: profile.id,
-    uuid_dashed: dashUuid(profile.id),
-    name: profile.name,
-    source: profile.source,
-    model: skin.model,
+    ...identity,
     model_label: skin.slim ? 'Slim (Alex, 3 px arms)' : 'Classic (Steve, 4 px arms)',
     slim: skin.slim,
     has_skin: skin.hasSkin,
     has_cape: skin.hasCape,
-    skin_url: skin.skinUrl,
-    cape_url: skin.capeUrl,
     skin_hash: skin.skinHash,
     cape_hash: skin.capeHash,
     default_skin: skin.defaultSkin,
     textures_signed: !!textures.raw_signature,
     textures_updated_at: textures.decoded?.timestamp ?? null,
     images: imageLinks(publicUrl, profile.id, profile.source),
-    profile: profileObject(profile),
+    profile: profileObj,
     textures,
     queried_at: isoWithOffset(queriedAt),
   };

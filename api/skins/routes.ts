@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
-import { readJson, queryParam } from '../http/body.ts';
+import { queryFlag, readJson, queryParam } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import type { SkinsService } from './service.ts';
 import { parseBatch, runBatch } from './batch.ts';
@@ -20,20 +20,12 @@ export const RATE_GROUPS = {
 
 const sourceOf = (ctx: Context) => parseSource(queryParam(ctx, 'source'));
 
-function flag(ctx: Context, name: string, fallback: boolean): boolean {
-  const raw = queryParam(ctx, name);
-  if (raw === undefined) return fallback;
-  if (raw === '1' || raw === 'true') return true;
-  if (raw === '0' || raw === 'false') return false;
-  throw new ApiError('bad_request', { detail: `${name} 只能是 0 或 1` });
-}
-
 /** Raw texture endpoints (/v1/skin, /v1/cape): the unprocessed PNG, from the allow-listed host. */
 function textureRoute(service: SkinsService, kind: 'skin' | 'cape'): Middleware {
   return async (ctx) => {
     const source = sourceOf(ctx);
-    const download = flag(ctx, 'download', false);
-    const useUpload = flag(ctx, 'upload', true);
+    const download = queryFlag(ctx, 'download', false);
+    const useUpload = queryFlag(ctx, 'upload', true);
     let profile: RawProfile = (await service.lookup.find(ctx.params.name, source)).value;
     if (!useUpload && profile.source === 'external') {
       // upload=0: ignore the skin-site upload and fall back to the official account's texture.
@@ -107,7 +99,7 @@ export function skinsRouter(service: SkinsService): Router {
   router.get('/v1/sources', (ctx) => ok(ctx, { sources: service.sourceList() }));
 
   const announcements: Middleware = async (ctx) => {
-    const list = await service.externalInfo.announcements(flag(ctx, 'fresh', false));
+    const list = await service.externalInfo.announcements(queryFlag(ctx, 'fresh', false));
     ok(ctx, { source: 'external', count: list.length, announcements: list });
   };
   router.get('/v1/external/announcements', limit('normal'), announcements);

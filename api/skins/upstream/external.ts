@@ -1,7 +1,7 @@
 // LittleSkin-style Blessing Skin server with a Yggdrasil API (external source).
 import type { NameHit, RawProfile } from '../types.ts';
 import type { UpstreamClient } from './client.ts';
-import { parseNameHits, parseProfile } from './shapes.ts';
+import { bulkLookup, signedProfile } from './yggdrasil-calls.ts';
 
 export const EXTERNAL_BULK_LIMIT = 5;
 
@@ -34,28 +34,12 @@ export class ExternalSource {
   }
 
   /** Bulk lookup in chunks of the upstream's small limit (5 by default on Blessing Skin). */
-  async namesToIds(names: string[]): Promise<NameHit[]> {
-    const chunks: string[][] = [];
-    for (let i = 0; i < names.length; i += EXTERNAL_BULK_LIMIT) chunks.push(names.slice(i, i + EXTERNAL_BULK_LIMIT));
-    const results = await Promise.all(chunks.map(async (chunk) => {
-      const response = await this.client.json<unknown>(`${this.urls.yggdrasilUrl}/api/profiles/minecraft`, { method: 'POST', json: chunk, family: 'external.names' });
-      const hits = parseNameHits(response.body ?? [], 'external');
-      if (!hits) throw this.client.malformed('bulk lookup');
-      return hits;
-    }));
-    return results.flat();
+  namesToIds(names: string[]): Promise<NameHit[]> {
+    return bulkLookup(this.client, `${this.urls.yggdrasilUrl}/api/profiles/minecraft`, names, EXTERNAL_BULK_LIMIT, 'external');
   }
 
-  async profile(uuid: string): Promise<RawProfile | null> {
-    const response = await this.client.json<unknown>(`${this.urls.yggdrasilUrl}/sessionserver/session/minecraft/profile/${uuid}`, {
-      searchParams: { unsigned: 'false' },
-      expect: [204, 404],
-      family: 'external.profiles',
-    });
-    if (response.status !== 200 || response.body === undefined) return null;
-    const profile = parseProfile(response.body, 'external');
-    if (!profile) throw this.client.malformed('profile');
-    return profile;
+  profile(uuid: string): Promise<RawProfile | null> {
+    return signedProfile(this.client, `${this.urls.yggdrasilUrl}/sessionserver/session/minecraft/profile/${uuid}`, 'external');
   }
 
   async metadata(): Promise<YggdrasilMetadata> {

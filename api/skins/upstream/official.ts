@@ -2,7 +2,8 @@
 import { ApiError } from '../../../shared/errors.ts';
 import type { NameHit, RawProfile } from '../types.ts';
 import type { UpstreamClient } from './client.ts';
-import { parseNameHit, parseNameHits, parseProfile } from './shapes.ts';
+import { parseNameHit } from './shapes.ts';
+import { bulkLookup, signedProfile } from './yggdrasil-calls.ts';
 
 export const OFFICIAL_BULK_LIMIT = 10;
 
@@ -41,28 +42,12 @@ export class OfficialSource {
   }
 
   /** Many names; the upstream takes 10 a call, so the list is split and sent in parallel. */
-  async namesToIds(names: string[]): Promise<NameHit[]> {
-    const chunks: string[][] = [];
-    for (let i = 0; i < names.length; i += OFFICIAL_BULK_LIMIT) chunks.push(names.slice(i, i + OFFICIAL_BULK_LIMIT));
-    const results = await Promise.all(chunks.map(async (chunk) => {
-      const response = await this.client.json<unknown>(`${this.urls.servicesUrl}/minecraft/profile/lookup/bulk/byname`, { method: 'POST', json: chunk, family: 'official.names' });
-      const hits = parseNameHits(response.body ?? [], 'official');
-      if (!hits) throw this.client.malformed('bulk lookup');
-      return hits;
-    }));
-    return results.flat();
+  namesToIds(names: string[]): Promise<NameHit[]> {
+    return bulkLookup(this.client, `${this.urls.servicesUrl}/minecraft/profile/lookup/bulk/byname`, names, OFFICIAL_BULK_LIMIT, 'official');
   }
 
   /** Session profile with signed textures; null for an unknown UUID (204). */
-  async profile(uuid: string): Promise<RawProfile | null> {
-    const response = await this.client.json<unknown>(`${this.urls.sessionUrl}/session/minecraft/profile/${uuid}`, {
-      searchParams: { unsigned: 'false' },
-      expect: [204, 404],
-      family: 'official.profiles',
-    });
-    if (response.status !== 200 || response.body === undefined) return null;
-    const profile = parseProfile(response.body, 'official');
-    if (!profile) throw this.client.malformed('profile');
-    return profile;
+  profile(uuid: string): Promise<RawProfile | null> {
+    return signedProfile(this.client, `${this.urls.sessionUrl}/session/minecraft/profile/${uuid}`, 'official');
   }
 }
