@@ -1,0 +1,52 @@
+// docker-compose.yml: parsed and checked for what the deployment relies on; validated by
+// `docker compose config` where a Compose client is installed (none is on these machines).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import { parse } from 'yaml';
+import { ROOT } from './helpers/service.ts';
+
+interface Service { profiles?: string[]; environment?: Record<string, string>; deploy?: { resources?: { reservations?: { devices?: Array<{ driver: string; capabilities: string[] }> } } }; healthcheck?: unknown; build?: unknown; image?: string; networks?: { default?: { aliases?: string[] } } }
+const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+const services = compose.services;
+
+test('redis with persistence, two skins instances behind a load balancer, media and search', (t) => {
+  t.truthy(services.redis);
+  t.true(JSON.stringify(services.redis).includes('appendonly'));
+  const cpu = Object.entries(services).filter(([, s]) => s.profiles?.includes('cpu'));
+  t.is(cpu.length, 2);
+  for (const [, s] of cpu) {
+    t.is(s.environment?.SERVICES, 'skins');
+    t.is(s.environment?.REDIS_URL, 'redis://redis:6379');
+    t.true(s.networks?.default?.aliases?.includes('skins') ?? false, 'reachable as "skins" for the balancer');
+  }
+  t.true(readFileSync(path.join(ROOT, 'deploy/nginx.conf'), 'utf8').includes('server skins:3000'));
+  t.is(services.media.environment?.SERVICES, 'media');
+  t.is(services.search.environment?.SERVICES, 'search');
+  for (const name of ['redis', 'lb']) t.truthy(services[name].healthcheck, `${name} has a health check`);
+  t.true(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').includes('HEALTHCHECK'));
+});
+
+test('the gpu profile gives the render containers an NVIDIA device and RENDER_GPU=on', (t) => {
+  const gpu = Object.entries(services).filter(([, s]) => s.profiles?.includes('gpu'));
+  t.is(gpu.length, 2);
+  for (const [, s] of gpu) {
+    t.is(s.environment?.RENDER_GPU, 'on');
+    const device = s.deploy?.resources?.reservations?.devices?.[0];
+    t.is(device?.driver, 'nvidia');
+    t.true(device?.capabilities.includes('gpu') ?? false);
+  }
+});
+
+test('docker compose config accepts the file', (t) => {
+  const probe = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' });
+  if (probe.status !== 0) {
+    t.log(`skipped: no Docker Compose client here (${(probe.stderr || probe.error?.message || '').trim().split('\n')[0]})`);
+    return t.pass();
+  }
+  for (const profile of ['cpu', 'gpu']) {
+    const run = spawnSync('docker', ['compose', '--profile', profile, 'config', '--quiet'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, SESSION_SECRET: 'x'.repeat(32) } });
+    t.is(run.status, 0, run.stderr);
+  }
+});
