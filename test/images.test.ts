@@ -187,7 +187,7 @@ test('bad image parameters are bad_request; unknown players not_found', async (t
 
 test('POST /v1/render/{size} renders an uploaded skin; bad files are invalid_skin', async (t) => {
   const form = new FormData();
-  form.set('file', new Blob([await drawSkin({ slim: true })], { type: 'image/png' }), 'skin.png');
+  form.set('file', new Blob([new Uint8Array(await drawSkin({ slim: true }))], { type: 'image/png' }), 'skin.png');
   form.set('yaw', '180');
   const r = await h.get('/v1/render/96', { method: 'POST', body: form });
   t.is(r.status, 200, r.text.slice(0, 200));

@@ -33,5 +33,11 @@ export function pagesRouter(service: SkinsService, oauthConfigured: boolean, lim
 
   router.get('/v1/status/probe', limit, async (ctx) => ok(ctx, await service.probe()));
 
+  // Browsers ask for it on every page; an empty answer keeps their consoles clean.
+  router.get('/favicon.ico', (ctx) => {
+    ctx.status = 204;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+  });
+
   return router;
 }
