@@ -46,7 +46,15 @@ export class RenderFarm {
   static async create(config: RenderFarmConfig, log: Logger): Promise<RenderFarm> {
     const full = { batchSize: 8, ...config, workers: Math.max(1, config.workers) };
     const farm = new RenderFarm(full, log, await launchBrowser(config.chromiumPath, config.gpu, log));
-    const infos = await Promise.all(Array.from({ length: full.workers }, () => farm.pool.run({ endpoint: farm.browser.wsEndpoint, jobs: [], info: true })));
+    const warm = async () => {
+      try {
+        return await farm.pool.run({ endpoint: farm.browser.wsEndpoint, jobs: [], info: true });
+      } catch (error) {
+        log.warn('a render page did not start; trying again', { err: (error as Error).message });
+        return farm.pool.run({ endpoint: farm.browser.wsEndpoint, jobs: [], info: true });
+      }
+    };
+    const infos = await Promise.all(Array.from({ length: full.workers }, warm));
     farm.infoCache = { ...farm.infoCache, browserVersion: await farm.browser.browser.version(), webglRenderer: infos[0].info?.renderer ?? 'unknown' };
     log.info('render farm ready', { workers: full.workers, webgl: farm.infoCache.webglRenderer, browser: farm.infoCache.browserVersion, gpu: farm.infoCache.gpu });
     return farm;

@@ -40,16 +40,28 @@ let state: Promise<PageState> | null = null;
 let stateEndpoint = '';
 
 async function openPage(endpoint: string): Promise<PageState> {
-  const browser = await puppeteer.connect({ browserWSEndpoint: endpoint, defaultViewport: null, protocolTimeout: 30_000 });
+  const browser = await puppeteer.connect({ browserWSEndpoint: endpoint, defaultViewport: null, protocolTimeout: 60_000 });
   const page = await browser.newPage();
+  try {
+    return await loadScene(browser, page, endpoint);
+  } catch (error) {
+    // A page that did not come up is closed, so a retry starts clean.
+    await page.close().catch(() => {});
+    await browser.disconnect().catch(() => {});
+    throw error;
+  }
+}
+
+async function loadScene(browser: Browser, page: Page, endpoint: string): Promise<PageState> {
   await page.setRequestInterception(true);
   page.on('request', (request) => {
     const file = FILES[new URL(request.url()).pathname];
     if (request.url().startsWith(ORIGIN) && file) void request.respond({ status: 200, contentType: file.type, body: file.body });
     else void request.abort();
   });
-  await page.goto(`${ORIGIN}/index.html`, { waitUntil: 'load' });
-  await page.waitForFunction('window.sceneReady === true', { timeout: 20_000 });
+  // Generous: on a loaded two-core machine a new page and three.js can take many seconds.
+  await page.goto(`${ORIGIN}/index.html`, { waitUntil: 'load', timeout: 60_000 });
+  await page.waitForFunction('window.sceneReady === true', { timeout: 60_000 });
   const cdp = await page.createCDPSession();
   return { endpoint, browser, page, cdp, textures: new PageTextures() };
 }

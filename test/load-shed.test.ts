@@ -13,10 +13,19 @@ test('a lagging event loop sheds requests with overloaded; status endpoints stil
     return reached;
   };
   t.true(await pass('/v1/render/x'), 'no lag, no shedding');
-  // Block the loop, then let the monitor's late timer tick once.
-  const until = Date.now() + 400;
-  while (Date.now() < until);
+  // One long pause is not overload: nothing is shed.
+  const block = (ms: number) => {
+    const until = Date.now() + ms;
+    while (Date.now() < until);
+  };
+  block(400);
   await new Promise((resolve) => setTimeout(resolve, 0));
+  t.true(await pass('/v1/render/x'), 'a single pause sheds nothing');
+  // A loop that is late on every tick is overloaded.
+  for (let i = 0; i < 4; i += 1) {
+    block(250);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
   t.true(monitor.lagMs > 50, `lag ${monitor.lagMs}`);
   const error = await t.throwsAsync(() => pass('/v1/render/x'));
   t.is((error as ApiError).code, 'overloaded');

@@ -8,17 +8,21 @@ const EXEMPT = new Set(['/v1/status', '/health', '/metrics']);
 export class LagMonitor {
   private readonly timer: NodeJS.Timeout;
   private last = performance.now();
-  /** How late the monitor's own timer fired (ms), smoothed over the last few ticks. */
+  private readonly recent: number[] = [];
+  /**
+   * How late the monitor's own timer fired (ms), the least of the last three ticks: one long
+   * pause (start-up, a GC) sheds nothing, a loop that is late on every tick does.
+   */
   lagMs = 0;
   shed = 0;
 
   constructor(intervalMs = 100) {
     this.timer = setInterval(() => {
       const now = performance.now();
-      const late = Math.max(0, now - this.last - intervalMs);
+      this.recent.push(Math.max(0, now - this.last - intervalMs));
       this.last = now;
-      // A blocked loop shows at once; one slow tick fades within a few ticks.
-      this.lagMs = this.lagMs * 0.5 + late * 0.5;
+      if (this.recent.length > 3) this.recent.shift();
+      this.lagMs = this.recent.length < 3 ? 0 : Math.min(...this.recent);
     }, intervalMs);
     this.timer.unref();
   }
