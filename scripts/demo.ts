@@ -11,6 +11,7 @@ const skinsPort = process.env.SKINS_PORT ?? '3000';
 const env = {
   ...process.env,
   ...fake.env,
+  DEMO_PLAYER: process.env.DEMO_PLAYER ?? 'SlimAlex',
   OAUTH_CLIENT_ID: process.env.OAUTH_CLIENT_ID ?? 'skinfarm-demo',
   OAUTH_CLIENT_SECRET: process.env.OAUTH_CLIENT_SECRET ?? 'demo-secret',
   OAUTH_REDIRECT_URL: process.env.OAUTH_REDIRECT_URL ?? `http://localhost:${skinsPort}/oauth/external/callback`,

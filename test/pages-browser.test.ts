@@ -67,3 +67,14 @@ test.serial('the status page shows the service and probes upstreams only on dema
   await page.screenshot({ path: path.join(ARTIFACTS, 'status.png') });
   t.deepEqual(errors, []);
 });
+
+test.serial('the docs page: a try-it form calls the endpoint and shows the answer', async (t) => {
+  const { page, errors } = await open();
+  await page.goto(`${h.base}/docs`, { waitUntil: 'networkidle0' });
+  const form = await page.$('form.try[data-path="/v1/uuid/{name}"]');
+  t.truthy(form);
+  await form!.$eval('button', (b) => (b as HTMLButtonElement).click());
+  await page.waitForFunction((el) => el?.querySelector('pre.answer')?.textContent?.includes('"dashed"'), {}, form);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'docs.png') });
+  t.deepEqual(errors, []);
+});
