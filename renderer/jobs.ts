@@ -4,17 +4,22 @@ import type { NormalizedCape, NormalizedSkin } from './skin-normalize.ts';
 
 export type RenderKind = 'render' | 'cube' | 'head' | 'body';
 
-export interface RenderJob {
-  kind: RenderKind;
-  skin: NormalizedSkin;
-  slim: boolean;
-  cape?: NormalizedCape | null;
+/** How a figure is seen: shared by the image endpoints' options and the render jobs. */
+export interface ViewOptions {
   size: number;
   yaw: number;
   pitch: number;
   shadow: boolean;
   outer: boolean;
+  /** RRGGBB, lower case, or null for transparent. */
   bg: string | null;
+}
+
+export interface RenderJob extends ViewOptions {
+  kind: RenderKind;
+  skin: NormalizedSkin;
+  slim: boolean;
+  cape?: NormalizedCape | null;
   scale?: number;
   view?: 'front' | 'back';
 }

@@ -2,19 +2,13 @@
 // (the render cache and the ETag are derived from it, so equal requests share one image).
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
+import type { ViewOptions } from '../../renderer/jobs.ts';
 import { queryFlag, queryParam } from '../http/body.ts';
 
 export type ImageKind = 'avatar' | 'head' | 'body' | 'render' | 'cube';
 
-export interface ImageOptions {
+export interface ImageOptions extends ViewOptions {
   kind: ImageKind;
-  size: number;
-  yaw: number;
-  pitch: number;
-  shadow: boolean;
-  outer: boolean;
-  /** RRGGBB, lower case, or null for transparent. */
-  bg: string | null;
   scale: number | null;
   shape: 'square' | 'circle';
   view: 'front' | 'back';
