@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 export function cors(): Middleware {
   return async (ctx, next) => {
     ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, X-Response-Time, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Cache, ETag');
+    ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, X-Response-Time, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Cache, ETag, Content-Range, Accept-Ranges, Content-Location, Content-Disposition');
     if (ctx.method === 'OPTIONS') {
       ctx.set('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
       ctx.set('Access-Control-Allow-Headers', ctx.get('Access-Control-Request-Headers') || 'Content-Type, X-API-Key, Authorization');
