@@ -2,7 +2,7 @@
 // seconds). Without --url it starts the fake upstream and the service itself.
 //
 //   npm run loadtest -- embed|api|cold-render|cold-avatar|avatar-hot|hot-vs-bare [--seconds 10] [--connections 64]
-//                       [--players 1000] [--url http://127.0.0.1:3000] [--record]
+//                       [--players 1000 (cold-render: 20)] [--kind render|cube|head|body] [--url http://127.0.0.1:3000] [--record]
 //
 // Prints req/s, latency percentiles and errors; --record appends a row to docs/benchmarks.md.
 import { appendFileSync } from 'node:fs';
@@ -21,7 +21,8 @@ const { values, positionals } = parseArgs({
   options: {
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '64' },
-    players: { type: 'string', default: '1000' },
+    players: { type: 'string' },
+    kind: { type: 'string', default: 'render' },
     url: { type: 'string' },
     record: { type: 'boolean', default: false },
   },
@@ -29,7 +30,9 @@ const { values, positionals } = parseArgs({
 const scenario = positionals[0] ?? 'embed';
 const seconds = Math.min(120, Number(values.seconds));
 const connections = Math.min(1024, Number(values.connections));
-const players = Math.max(1, Number(values.players));
+// Cold renders are about drawing, not about first lookups: a few players, a new angle each time.
+const players = Math.max(1, Number(values.players ?? (scenario === 'cold-render' ? 20 : 1000)));
+const kind = ['render', 'cube', 'head', 'body'].includes(values.kind!) ? values.kind! : 'render';
 
 function assertLoopback(url: string): void {
   const host = new URL(url).hostname;
@@ -100,7 +103,9 @@ async function bareServer(png: Buffer): Promise<{ url: string; close(): void }> 
 
 const fake = values.url ? null : await startFakeUpstream();
 const app = values.url ? null : await startApp({
-  SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', TRUST_PROXY: 'true', RENDER_WORKERS: process.env.RENDER_WORKERS ?? '2', ...fake!.env,
+  SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', TRUST_PROXY: 'true', RENDER_WORKERS: '2', ...fake!.env,
+  // Tuning knobs given to this script reach the service it starts.
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(RENDER_|CACHE_|MAX_EVENT_LOOP)/.test(k))) as Record<string, string>,
   OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
 });
 const base = values.url ?? app!.urls.skins;
@@ -149,12 +154,14 @@ try {
       }));
       break;
     case 'cold-render':
-      rows.push(await run('cold-render', {
+      // body has no angles: a new background colour each time keeps it cold.
+      rows.push(await run(`cold-${kind}`, {
         url: base,
         requests: [{
           setupRequest: (req) => {
             counter += 1;
-            return { ...req, path: `/v1/render/${name(counter % players)}/256?yaw=${(counter % 360) - 180}&pitch=${(Math.floor(counter / 360) % 180) - 90}` };
+            const view = kind === 'body' ? `256?bg=${counter.toString(16).padStart(6, '0')}` : `256?yaw=${(counter % 360) - 180}&pitch=${(Math.floor(counter / 360) % 180) - 90}`;
+            return { ...req, path: `/v1/${kind}/${name(counter % players)}/${view}` };
           },
         }],
       }));
