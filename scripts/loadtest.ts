@@ -166,22 +166,28 @@ try {
         }],
       }));
       break;
-    case 'embed':
-      // 90% cached images of `players` players, 10% cold renders at unique angles.
+    case 'embed': {
+      // 90% cached images of `players` players (warmed first: every kind of every player), 10% cold
+      // renders of those players at new angles.
+      const kinds = ['avatar', 'render', 'head', 'body'];
+      const cachedPath = (n: number) => `/v1/${kinds[n % 4]}/${name(Math.floor(n / 4) % players)}/64`;
+      console.log(`warming ${players * 4} images…`);
+      for (let next = 0; next < players * 4;) {
+        await Promise.all(Array.from({ length: 32 }, () => (next < players * 4 ? fetch(`${base}${cachedPath(next++)}`, { headers: { 'x-forwarded-for': `198.19.${next >> 8 & 255}.${next & 255}` } }).then((r) => r.arrayBuffer()) : null)));
+      }
       rows.push(await run('embed', {
         url: base,
         requests: [{
           setupRequest: (req) => {
             counter += 1;
-            const i = counter % players;
             const cold = counter % 10 === 0;
-            const kind = ['avatar', 'render', 'head', 'body'][counter % 4];
-            const query = cold ? `?yaw=${counter % 360 - 180}&pitch=${counter % 181 - 90}` : '';
-            return { ...req, path: cold ? `/v1/render/${name(i)}/128${query}` : `/v1/${kind}/${name(i % 50)}/64` };
+            const angles = `?yaw=${(counter % 360) - 180}&pitch=${(counter % 181) - 90}`;
+            return { ...req, path: cold ? `/v1/render/${name(counter % players)}/128${angles}` : cachedPath(counter % (players * 4)) };
           },
         }],
       }));
       break;
+    }
     default:
       throw new Error(`unknown scenario ${scenario} (embed, api, cold-render, cold-avatar, avatar-hot, hot-vs-bare)`);
   }
