@@ -17,6 +17,7 @@ import { gaugeFrom } from '../metrics.ts';
 import { imageRouter } from './image-routes.ts';
 import { ImageRenderer } from './images.ts';
 import { RenderLock } from './render-lock.ts';
+import { docsRouter } from '../docs/routes.ts';
 import { pagesRouter } from './pages/routes.ts';
 import { RATE_GROUPS, skinsRouter } from './routes.ts';
 import { TextureStore, OFFICIAL_TEXTURE_HOST } from './texture-store.ts';
@@ -100,6 +101,7 @@ export class SkinsService implements Service {
     this.app.use(sessionMiddleware(this.app, cache, { secret: config.sessionSecret, secure }));
     mount(accountRouter(this, account, normal));
     mount(pagesRouter(this, account !== null, normal));
+    mount(docsRouter(config));
   }
 
   /** TEXTURE_HOSTS when set; else the official texture host plus the external skinDomains. */

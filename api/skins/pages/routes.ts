@@ -3,9 +3,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { ok } from '../../http/envelope.ts';
 import type { AccountSession } from '../account/session.ts';
-import { renderDocsPage } from '../../openapi/docs-page.ts';
-import { openApiDocument, serviceUrls } from '../../openapi/spec.ts';
-import { VERSION, type SkinsService } from '../service.ts';
+import type { SkinsService } from '../service.ts';
 import { renderLanding } from './landing.ts';
 import { renderStatusPage } from './status.ts';
 
@@ -34,14 +32,6 @@ export function pagesRouter(service: SkinsService, oauthConfigured: boolean, lim
   });
 
   router.get('/v1/status/probe', limit, async (ctx) => ok(ctx, await service.probe()));
-
-  router.get('/openapi.json', (ctx) => {
-    ctx.body = openApiDocument(service.config, VERSION);
-  });
-  router.get('/docs', (ctx) => {
-    ctx.type = 'html';
-    ctx.body = renderDocsPage(serviceUrls(service.config));
-  });
 
   // Browsers ask for it on every page; an empty answer keeps their consoles clean.
   router.get('/favicon.ico', (ctx) => {
