@@ -102,8 +102,9 @@ export class RenderFarm {
   }
 
   private async runBatch(batch: Pending[]): Promise<void> {
+    const browser = this.browser;
     try {
-      const result = await this.pool.run({ endpoint: this.browser.wsEndpoint, jobs: batch.map((p) => toWireJob(p.job)) });
+      const result = await this.pool.run({ endpoint: browser.wsEndpoint, jobs: batch.map((p) => toWireJob(p.job)) });
       const images = result.images ?? [];
       batch.forEach((pending, i) => {
         const image = images[i];
@@ -112,7 +113,7 @@ export class RenderFarm {
       });
     } catch (error) {
       this.log.warn('render batch failed', { err: (error as Error).message, jobs: batch.length });
-      await this.recover();
+      await this.recover(browser);
       for (const pending of batch) {
         pending.attempts += 1;
         if (pending.attempts > 1) this.settle(pending, new ApiError('render_failed', { detail: 'renderer crashed', cause: error }));
@@ -123,14 +124,19 @@ export class RenderFarm {
 
   private watch(browser: LaunchedBrowser): void {
     browser.browser.once('disconnected', () => {
-      if (!this.closed && this.browser === browser) void this.recover();
+      if (!this.closed && this.browser === browser) void this.recover(browser);
     });
   }
 
-  /** Replaces the browser when it died (pages reconnect on their next task). */
-  private recover(): Promise<void> {
-    if (this.browser.browser.connected) return Promise.resolve();
-    this.relaunching ??= (async () => {
+  /**
+   * Replaces `failed` (pages reconnect on their next task). Liveness probes right after a crash
+   * can still see the old connection as up, so a failed batch always means a new browser; one
+   * that was already replaced by a concurrent call is left alone.
+   */
+  private recover(failed: LaunchedBrowser): Promise<void> {
+    if (this.relaunching) return this.relaunching;
+    if (this.browser !== failed || this.closed) return Promise.resolve();
+    this.relaunching = (async () => {
       this.counters.browserRestarts += 1;
       this.log.warn('chromium died; starting a new one');
       try {
