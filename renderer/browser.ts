@@ -1,7 +1,7 @@
-// Finding and starting the headless Chromium the render pages live in: CHROMIUM_PATH, else a
-// system Chromium, else the one shipped inside @sparticuz/chromium (works with no apt at all).
-// Without a GPU WebGL runs on SwiftShader; RENDER_GPU=on asks for the GPU through ANGLE.
-import { existsSync } from 'node:fs';
+// Finding and starting the headless Chromium the render pages live in: the configured path, else
+// a system Chromium, else the one shipped inside @sparticuz/chromium (works with no apt at all).
+// Without a GPU WebGL runs on SwiftShader (ANGLE's software Vulkan); with one, ANGLE on EGL.
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,9 +25,17 @@ export async function resolveChromium(configured: string | null): Promise<Resolv
   return { executablePath: await bundled.executablePath(), origin: 'bundled' };
 }
 
-/** A GPU is assumed present when the host exposes a DRM render node or an NVIDIA device. */
+/**
+ * The rule of gpu 'auto': a GPU is assumed when the host exposes an NVIDIA device or a DRM render
+ * node (/dev/dri/renderD*), as a container does when it is given a GPU.
+ */
 export function gpuPresent(): boolean {
-  return existsSync('/dev/nvidia0') || existsSync('/dev/dri/renderD128');
+  if (existsSync('/dev/nvidia0')) return true;
+  try {
+    return readdirSync('/dev/dri').some((name) => name.startsWith('renderD'));
+  } catch {
+    return false;
+  }
 }
 
 export function chromiumArgs(gpu: boolean): string[] {
@@ -55,11 +63,19 @@ export function chromiumArgs(gpu: boolean): string[] {
     '--disable-backgrounding-occluded-windows',
   ];
   return gpu
-    ? [...common, '--enable-gpu', '--use-angle=default', '--enable-gpu-rasterization']
+    ? [...common, '--enable-gpu', '--use-gl=angle', '--use-angle=gl-egl', '--enable-gpu-rasterization']
     : [...common, '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-gpu-compositing'];
 }
 
-export interface LaunchedBrowser { browser: Browser; wsEndpoint: string; gpu: boolean; resolved: ResolvedBrowser; close(): Promise<void> }
+export interface LaunchedBrowser {
+  browser: Browser; wsEndpoint: string; gpu: boolean; resolved: ResolvedBrowser;
+  /**
+   * Whether the browser answers a round trip within 2 s. Right after the process dies its
+   * connection can still look up, so this asks rather than trusting `connected`.
+   */
+  alive(): Promise<boolean>;
+  close(): Promise<void>;
+}
 
 export async function launchBrowser(configured: string | null, mode: GpuMode, log: Logger): Promise<LaunchedBrowser> {
   const resolved = await resolveChromium(configured);
@@ -76,11 +92,20 @@ export async function launchBrowser(configured: string | null, mode: GpuMode, lo
     protocolTimeout: 30_000,
   });
   log.info('chromium started', { executable: resolved.executablePath, origin: resolved.origin, version: await browser.version(), gpu });
+  // A session of its own for liveness probes: Browser.version() answers from a cache.
+  const probe = await browser.target().createCDPSession();
   return {
     browser,
     wsEndpoint: browser.wsEndpoint(),
     gpu,
     resolved,
+    async alive() {
+      if (!browser.connected || browser.process()?.exitCode != null || browser.process()?.signalCode) return false;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), 2000); });
+      const answer = probe.send('Browser.getVersion').then(() => true, () => false);
+      return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+    },
     async close() {
       await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
       await rm(userDataDir, { recursive: true, force: true });

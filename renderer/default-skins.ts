@@ -2,7 +2,7 @@
 // simple art: skin tone, hair, shirt, trousers and shoes per character, slim or classic arms.
 import { DEFAULT_SKIN_NAMES, type DefaultSkinName } from '../shared/skin-layout.ts';
 import { paintSkin, type Rgba } from './skin-paint.ts';
-import type { NormalizedSkin } from './skin-normalize.ts';
+import { pixelHash, type NormalizedSkin } from './skin-normalize.ts';
 
 interface Palette { skin: Rgba; hair: Rgba; shirt: Rgba; trousers: Rgba; shoes: Rgba; eyes: Rgba }
 
@@ -41,7 +41,7 @@ function paint(name: DefaultSkinName, slim: boolean): NormalizedSkin {
         return face === 'bottom' || v >= h - 2 ? p.shoes : p.trousers;
     }
   });
-  return { data, size: 64, legacy: false, slimGuess: slim };
+  return { data, size: 64, legacy: false, slimGuess: slim, hash: pixelHash(data) };
 }
 
 const cache = new Map<string, NormalizedSkin>();

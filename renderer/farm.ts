@@ -1,17 +1,37 @@
-// The render farm: a Piscina pool of workers, each driving one page of a shared headless
-// Chromium. Jobs wait in one bounded queue; every free worker takes the queued jobs (up to a
-// batch) in one call, so batches grow with load and latency stays low when idle. A crashed
-// browser is replaced and its jobs retried once.
+// The render farm: a Piscina pool of workers, each driving one page in a headless Chromium that
+// the main thread starts. Jobs wait in one bounded queue; every free worker takes the queued jobs
+// (up to a batch) in one call, so batches grow with load and latency stays low when idle. A
+// crashed page or browser is replaced and its jobs retried once.
+//
+// Without a GPU every page gets a browser of its own by default: each browser has one GPU
+// process, which runs SwiftShader for all of its pages in turn; two pages in two browsers drew
+// 3-12% more than two pages sharing one on two cores (docs/benchmarks.md), and a crash takes
+// down half the pages instead of all. With a GPU, pages share one browser.
 import { Piscina } from 'piscina';
 import { ApiError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
-import { launchBrowser, type GpuMode, type LaunchedBrowser } from './browser.ts';
-import { toWireJob, type RenderJob, type WorkerResult, type WorkerTask } from './jobs.ts';
+import { gpuPresent, launchBrowser, type GpuMode, type LaunchedBrowser } from './browser.ts';
+import { toWireJob, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
 
-export interface RenderFarmConfig { workers: number; chromiumPath: string | null; gpu: GpuMode; queueLimit: number; jobTimeoutMs: number; batchSize?: number }
+export interface RenderFarmConfig {
+  workers: number;
+  gpu: GpuMode;
+  /** Chromium to run; else a system Chromium, else the one inside @sparticuz/chromium. */
+  chromiumPath?: string | null;
+  /** Jobs waiting beyond this are refused with `overloaded` (503) at once. Default 512. */
+  queueLimit?: number;
+  /** A job not answered in this time fails with `render_failed`. Default 10 s. */
+  jobTimeoutMs?: number;
+  /** Jobs one page draws in one frame. Default 8. */
+  batchSize?: number;
+  /** Chromium instances the pages are spread over. Default: one per worker without a GPU, else 1. */
+  browsers?: number;
+}
 
 export interface FarmStats { workers: number; pagesAlive: number; queued: number; running: number; completed: number; failed: number; browserRestarts: number }
-export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: boolean; executable: string }
+export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: boolean; executable: string; browsers: number }
+
+const shuttingDown = () => new ApiError('overloaded', { detail: 'render farm closed', retryAfter: 5 });
 
 interface Pending { job: RenderJob; attempts: number; resolve: (png: Buffer) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout; done: boolean }
 
@@ -19,49 +39,77 @@ export class RenderFarm {
   private readonly config: Required<RenderFarmConfig>;
   private readonly log: Logger;
   private readonly pool: Piscina<WorkerTask, WorkerResult>;
-  private browser: LaunchedBrowser;
+  private readonly browsers: LaunchedBrowser[];
   private relaunching: Promise<void> | null = null;
   private readonly queue: Pending[] = [];
   private running = 0;
   private closed = false;
+  private closing: Promise<void> | null = null;
   private readonly counters = { completed: 0, failed: 0, browserRestarts: 0 };
   private infoCache: FarmInfo;
 
-  private constructor(config: Required<RenderFarmConfig>, log: Logger, browser: LaunchedBrowser) {
+  private constructor(config: Required<RenderFarmConfig>, log: Logger, browsers: LaunchedBrowser[]) {
     this.config = config;
     this.log = log;
-    this.browser = browser;
+    this.browsers = browsers;
     this.pool = new Piscina<WorkerTask, WorkerResult>({
       filename: new URL('./render-worker.ts', import.meta.url).href,
       minThreads: config.workers,
       maxThreads: config.workers,
       concurrentTasksPerWorker: 1,
       idleTimeout: Number.MAX_SAFE_INTEGER,
+      // Each worker takes the next number from this counter: its page lives in browser number % browsers.
+      workerData: { slots: new SharedArrayBuffer(4) },
     });
-    this.infoCache = { browserVersion: '', webglRenderer: '', gpu: browser.gpu, executable: browser.resolved.executablePath };
-    this.watch(browser);
+    const [first] = browsers;
+    this.infoCache = { browserVersion: '', webglRenderer: '', gpu: first.gpu, executable: first.resolved.executablePath, browsers: browsers.length };
+    for (const browser of browsers) this.watch(browser);
   }
 
-  /** Starts the browser and warms every worker's page, so the first request pays no start-up. */
+  /** Starts the browsers and warms every worker's page, so the first request pays no start-up. */
   static async create(config: RenderFarmConfig, log: Logger): Promise<RenderFarm> {
-    const full = { batchSize: 8, ...config, workers: Math.max(1, config.workers) };
-    const farm = new RenderFarm(full, log, await launchBrowser(config.chromiumPath, config.gpu, log));
+    const workers = Math.max(1, config.workers);
+    const gpu = config.gpu === 'on' || (config.gpu === 'auto' && gpuPresent());
+    const full: Required<RenderFarmConfig> = {
+      workers,
+      gpu: gpu ? 'on' : 'off',
+      chromiumPath: config.chromiumPath ?? null,
+      queueLimit: config.queueLimit ?? 512,
+      jobTimeoutMs: config.jobTimeoutMs ?? 10_000,
+      batchSize: config.batchSize ?? 8,
+      browsers: Math.min(workers, Math.max(1, config.browsers ?? (gpu ? 1 : workers))),
+    };
+    const browsers = await Promise.all(Array.from({ length: full.browsers }, () => launchBrowser(full.chromiumPath, full.gpu, log)));
+    const farm = new RenderFarm(full, log, browsers);
     const warm = async () => {
       try {
-        return await farm.pool.run({ endpoint: farm.browser.wsEndpoint, jobs: [], info: true });
+        return await farm.pool.run(farm.task([], true));
       } catch (error) {
         log.warn('a render page did not start; trying again', { err: (error as Error).message });
-        return farm.pool.run({ endpoint: farm.browser.wsEndpoint, jobs: [], info: true });
+        return farm.pool.run(farm.task([], true));
       }
     };
-    const infos = await Promise.all(Array.from({ length: full.workers }, warm));
-    farm.infoCache = { ...farm.infoCache, browserVersion: await farm.browser.browser.version(), webglRenderer: infos[0].info?.renderer ?? 'unknown' };
-    log.info('render farm ready', { workers: full.workers, webgl: farm.infoCache.webglRenderer, browser: farm.infoCache.browserVersion, gpu: farm.infoCache.gpu });
+    try {
+      const infos = await Promise.all(Array.from({ length: workers }, warm));
+      const webglRenderer = infos[0].info?.renderer ?? 'unknown';
+      // GPU flags do not guarantee a GPU: the renderer string says what WebGL really runs on.
+      const onGpu = full.gpu === 'on' && !/swiftshader|llvmpipe|software/i.test(webglRenderer);
+      if (full.gpu === 'on' && !onGpu) log.warn('GPU rendering was asked for but WebGL runs in software', { webgl: webglRenderer });
+      farm.infoCache = { ...farm.infoCache, browserVersion: await browsers[0].browser.version(), webglRenderer, gpu: onGpu };
+    } catch (error) {
+      await farm.close();
+      throw error;
+    }
+    log.info('render farm ready', { workers, browsers: full.browsers, webgl: farm.infoCache.webglRenderer, browser: farm.infoCache.browserVersion, gpu: farm.infoCache.gpu });
     return farm;
   }
 
+  private task(jobs: WireJob[], info = false): WorkerTask {
+    return { endpoints: this.browsers.map((b) => b.wsEndpoint), jobs, timeoutMs: this.config.jobTimeoutMs, info };
+  }
+
   render(job: RenderJob): Promise<Buffer> {
-    if (this.closed) return Promise.reject(new ApiError('overloaded', { detail: 'render farm closed', retryAfter: 5 }));
+    if (this.closed) return Promise.reject(shuttingDown());
     if (this.queue.length >= this.config.queueLimit) {
       return Promise.reject(new ApiError('overloaded', { detail: '渲染队列已满', retryAfter: 1 }));
     }
@@ -94,55 +142,63 @@ export class RenderFarm {
       const batch = this.queue.splice(0, this.config.batchSize).filter((p) => !p.done);
       if (batch.length === 0) continue;
       this.running += 1;
-      void this.runBatch(batch).finally(() => {
-        this.running -= 1;
-        this.dispatch();
-      });
+      void this.runBatch(batch);
     }
   }
 
   private async runBatch(batch: Pending[]): Promise<void> {
-    const browser = this.browser;
+    let images: WorkerResult['images'] = [];
+    let failure: unknown = null;
     try {
-      const result = await this.pool.run({ endpoint: browser.wsEndpoint, jobs: batch.map((p) => toWireJob(p.job)) });
-      const images = result.images ?? [];
+      images = (await this.pool.run(this.task(batch.map((p) => toWireJob(p.job))))).images ?? [];
+    } catch (error) {
+      failure = error;
+      if (!this.closed) {
+        this.log.warn('render batch failed', { err: (error as Error).message, jobs: batch.length });
+        await this.recover();
+      }
+    }
+    // Not running any more before anyone hears the outcome: stats() agree with what callers saw.
+    this.running -= 1;
+    if (failure && this.closed) {
+      for (const pending of batch) this.settle(pending, shuttingDown());
+    } else if (failure) {
+      // Once more each, ahead of newer jobs; a second failure is the job's own.
+      for (const pending of batch) pending.attempts += 1;
+      for (const pending of batch.filter((p) => p.attempts > 1)) this.settle(pending, new ApiError('render_failed', { detail: 'renderer crashed', cause: failure }));
+      this.queue.unshift(...batch.filter((p) => !p.done));
+    } else {
       batch.forEach((pending, i) => {
         const image = images[i];
         if (image && !('error' in image)) this.settle(pending, Buffer.from(image.buffer, image.byteOffset, image.byteLength));
         else this.settle(pending, new ApiError('render_failed', { detail: image && 'error' in image ? image.error.slice(0, 120) : 'no image' }));
       });
-    } catch (error) {
-      this.log.warn('render batch failed', { err: (error as Error).message, jobs: batch.length });
-      await this.recover(browser);
-      for (const pending of batch) {
-        pending.attempts += 1;
-        if (pending.attempts > 1) this.settle(pending, new ApiError('render_failed', { detail: 'renderer crashed', cause: error }));
-        else if (!pending.done) this.queue.unshift(pending);
-      }
     }
+    this.dispatch();
   }
 
   private watch(browser: LaunchedBrowser): void {
     browser.browser.once('disconnected', () => {
-      if (!this.closed && this.browser === browser) void this.recover(browser);
+      if (!this.closed && this.browsers.includes(browser)) void this.recover();
     });
   }
 
   /**
-   * Replaces `failed` (pages reconnect on their next task). Liveness probes right after a crash
-   * can still see the old connection as up, so a failed batch always means a new browser; one
-   * that was already replaced by a concurrent call is left alone.
+   * After a failure: replaces every browser that no longer answers (its pages reconnect on their
+   * next task). A page that crashed in a live browser was already dropped by its worker. One
+   * recovery at a time; dispatch waits for it.
    */
-  private recover(failed: LaunchedBrowser): Promise<void> {
-    if (this.relaunching) return this.relaunching;
-    if (this.browser !== failed || this.closed) return Promise.resolve();
-    this.relaunching = (async () => {
-      this.counters.browserRestarts += 1;
-      this.log.warn('chromium died; starting a new one');
+  private recover(): Promise<void> {
+    this.relaunching ??= (async () => {
       try {
-        await this.browser.close().catch(() => {});
-        this.browser = await launchBrowser(this.config.chromiumPath, this.config.gpu, this.log);
-        this.watch(this.browser);
+        for (const [i, dead] of this.browsers.entries()) {
+          if (await dead.alive()) continue;
+          this.counters.browserRestarts += 1;
+          this.log.warn('chromium died; starting a new one', { browser: i });
+          await dead.close().catch(() => {});
+          this.browsers[i] = await launchBrowser(this.config.chromiumPath, this.config.gpu, this.log);
+          this.watch(this.browsers[i]);
+        }
       } catch (error) {
         this.log.error('chromium restart failed', { err: error });
       } finally {
@@ -153,29 +209,37 @@ export class RenderFarm {
     return this.relaunching;
   }
 
-  /** The browser process (for operations and tests that need to kill it). */
-  browserPid(): number | undefined {
-    return this.browser.browser.process()?.pid;
+  /** The browser processes (for operations and tests that need to kill one). */
+  browserPids(): number[] {
+    return this.browsers.flatMap((b) => b.browser.process()?.pid ?? []);
   }
 
   stats(): FarmStats {
-    return {
-      workers: this.config.workers,
-      pagesAlive: this.browser.browser.connected ? this.config.workers : 0,
-      queued: this.queue.length,
-      running: this.running,
-      ...this.counters,
-    };
+    const { workers } = this.config;
+    // Worker n's page lives in browser n % browsers.
+    let pagesAlive = 0;
+    for (let n = 0; n < workers; n += 1) if (this.browsers[n % this.browsers.length].browser.connected) pagesAlive += 1;
+    return { workers, pagesAlive, queued: this.queue.length, running: this.running, ...this.counters };
   }
 
   info(): FarmInfo {
     return this.infoCache;
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const pending of this.queue.splice(0)) this.settle(pending, new ApiError('overloaded', { detail: 'shutting down', retryAfter: 5 }));
-    await this.pool.destroy();
-    await this.browser.close();
+  /** Refuses new jobs, fails queued ones, ends the workers and the browsers. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      for (const pending of this.queue.splice(0)) this.settle(pending, shuttingDown());
+      await this.relaunching;
+      await this.pool.destroy();
+      await Promise.all(this.browsers.map((b) => b.close()));
+    })();
+    return this.closing;
   }
+}
+
+/** Starts a render farm with warm pages (see RenderFarm.create). */
+export function createRenderFarm(config: RenderFarmConfig, log: Logger): Promise<RenderFarm> {
+  return RenderFarm.create(config, log);
 }

@@ -1,5 +1,4 @@
 // What travels between the API, the pool and the page.
-import { createHash } from 'node:crypto';
 import type { NormalizedCape, NormalizedSkin } from './skin-normalize.ts';
 
 export type RenderKind = 'render' | 'cube' | 'head' | 'body';
@@ -34,19 +33,15 @@ export interface WireJob extends Omit<RenderJob, 'skin' | 'cape'> { skin: WireTe
 export interface PageTexture { key: string; width: number; height: number; base64: string | null }
 export interface PageJob extends Omit<WireJob, 'skin' | 'cape'> { skin: PageTexture; cape: PageTexture | null }
 
-export interface WorkerTask { endpoint: string; jobs: WireJob[]; info?: boolean }
+/**
+ * One call into a worker: the browsers' current addresses (a worker keeps to one of them), the
+ * jobs, and how long the page may take to answer (a hung page is replaced).
+ */
+export interface WorkerTask { endpoints: string[]; jobs: WireJob[]; timeoutMs: number; info?: boolean }
 export interface WorkerResult { images?: Array<Buffer | Uint8Array | { error: string }>; info?: { renderer: string; version: string } }
 
-// Keys by texture object: a cached skin is hashed once, not once per render.
-const keys = new WeakMap<object, string>();
-
-function wire(texture: { data: Buffer }, width: number, height: number): WireTexture {
-  let key = keys.get(texture);
-  if (!key) {
-    key = createHash('sha1').update(texture.data).digest('base64');
-    keys.set(texture, key);
-  }
-  return { key, width, height, data: texture.data };
+function wire(texture: { data: Buffer; hash: string }, width: number, height: number): WireTexture {
+  return { key: texture.hash, width, height, data: texture.data };
 }
 
 export function toWireJob(job: RenderJob): WireJob {

@@ -1,15 +1,27 @@
-// A Piscina worker: owns one page in the shared Chromium (connected over its WebSocket), loads
-// the three.js scene once, then renders batches of jobs through one CDP call each.
+// A Piscina worker: owns one page in one of the farm's Chromium instances (connected over its
+// WebSocket), loads the three.js scene once, then renders batches of jobs through one CDP call each.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
 import puppeteer, { type Browser, type CDPSession, type Page } from 'puppeteer-core';
+import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize } from '../shared/skin-layout.ts';
 import type { PageJob, PageTexture, WireTexture, WorkerTask, WorkerResult } from './jobs.ts';
 
 const ORIGIN = 'http://skinfarm.render';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const threeDir = path.dirname(createRequire(import.meta.url).resolve('three'));
+
+/** The texture layout the page draws with, from the one definition in shared/skin-layout.ts. */
+const LAYOUT = {
+  parts: Object.fromEntries(['classic', 'slim'].map((model) => [model, Object.fromEntries(PART_NAMES.map((part) => [part, {
+    size: partSize(part, model === 'slim'),
+    inner: partFaces(part, 'inner', model === 'slim'),
+    outer: partFaces(part, 'outer', model === 'slim'),
+  }]))])),
+  cape: { size: CAPE_SIZE, faces: capeFaces() },
+};
 
 // Everything the page loads is served from here: no network, no CDN.
 const FILES: Record<string, { type: string; body: string }> = {
@@ -20,6 +32,7 @@ const FILES: Record<string, { type: string; body: string }> = {
   '/three.module.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.module.js'), 'utf8') },
   '/three.core.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.core.js'), 'utf8') },
   '/scene.js': { type: 'text/javascript', body: readFileSync(path.join(here, 'page/scene.js'), 'utf8') },
+  '/skin-layout.js': { type: 'text/javascript', body: `export default ${JSON.stringify(LAYOUT)};` },
 };
 
 /** Texture keys the page holds, in its own eviction order (it keeps the newest 64). */
@@ -35,7 +48,14 @@ class PageTextures {
   }
 }
 
-interface PageState { endpoint: string; browser: Browser; page: Page; cdp: CDPSession; textures: PageTextures }
+/** This worker's number, from the farm's shared counter: its page lives in browser slot % browsers. */
+const slot = Atomics.add(new Int32Array((Piscina.workerData as { slots: SharedArrayBuffer }).slots), 0, 1);
+
+interface PageState {
+  endpoint: string; browser: Browser; page: Page; cdp: CDPSession; textures: PageTextures;
+  /** Rejects when the page crashes: CDP calls to a crashed page never answer, so they race this. */
+  crashed: Promise<never>;
+}
 let state: Promise<PageState> | null = null;
 let stateEndpoint = '';
 
@@ -63,7 +83,9 @@ async function loadScene(browser: Browser, page: Page, endpoint: string): Promis
   await page.goto(`${ORIGIN}/index.html`, { waitUntil: 'load', timeout: 60_000 });
   await page.waitForFunction('window.sceneReady === true', { timeout: 60_000 });
   const cdp = await page.createCDPSession();
-  return { endpoint, browser, page, cdp, textures: new PageTextures() };
+  const crashed = new Promise<never>((_, reject) => page.once('error', reject));
+  crashed.catch(() => {});
+  return { endpoint, browser, page, cdp, textures: new PageTextures(), crashed };
 }
 
 async function pageFor(endpoint: string): Promise<PageState> {
@@ -76,18 +98,39 @@ async function pageFor(endpoint: string): Promise<PageState> {
   return state;
 }
 
-async function evaluate(cdp: CDPSession, expression: string): Promise<unknown> {
-  const reply = await cdp.send('Runtime.evaluate', { expression, returnByValue: true });
-  if (reply.exceptionDetails) throw new Error(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
-  return reply.result.value;
+/** Runs an expression in the page; fails when the page crashes or takes longer than `timeoutMs`. */
+async function evaluate(current: PageState, expression: string, timeoutMs: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`page did not answer in ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    const reply = await Promise.race([current.cdp.send('Runtime.evaluate', { expression, returnByValue: true }), current.crashed, late]);
+    if (reply.exceptionDetails) throw new Error(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
+    return reply.result.value;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Forgets a page that failed (crashed, hung or lost its browser): the next task opens a new one. */
+function drop(current: PageState): void {
+  if (state && stateEndpoint === current.endpoint) state = null;
+  void current.page.close().catch(() => {}).finally(() => current.browser.disconnect().catch(() => {}));
 }
 
 export default async function run(task: WorkerTask): Promise<WorkerResult> {
-  const { cdp, textures } = await pageFor(task.endpoint);
-  if (task.info) return { info: (await evaluate(cdp, 'webglInfo()')) as WorkerResult['info'] };
-  const jobs: PageJob[] = task.jobs.map((job) => ({ ...job, skin: textures.forPage(job.skin), cape: job.cape ? textures.forPage(job.cape) : null }));
-  const answers = (await evaluate(cdp, `renderJobs(${JSON.stringify(jobs)})`)) as Array<string | { error: string }>;
-  return {
-    images: answers.map((a) => (typeof a === 'string' ? Buffer.from(a.slice(a.indexOf(',') + 1), 'base64') : { error: a.error })),
-  };
+  const current = await pageFor(task.endpoints[slot % task.endpoints.length]);
+  const { textures } = current;
+  try {
+    if (task.info) return { info: (await evaluate(current, 'webglInfo()', task.timeoutMs)) as WorkerResult['info'] };
+    const jobs: PageJob[] = task.jobs.map((job) => ({ ...job, skin: textures.forPage(job.skin), cape: job.cape ? textures.forPage(job.cape) : null }));
+    const answers = (await evaluate(current, `renderJobs(${JSON.stringify(jobs)})`, task.timeoutMs)) as Array<string | { error: string }>;
+    return {
+      images: answers.map((a) => (typeof a === 'string' ? Buffer.from(a.slice(a.indexOf(',') + 1), 'base64') : { error: a.error })),
+    };
+  } catch (error) {
+    drop(current);
+    throw error;
+  }
 }

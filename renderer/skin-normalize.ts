@@ -1,6 +1,7 @@
 // One place that turns a skin or cape PNG into the RGBA texture the drawing code expects:
 // legacy 64x32 skins become 64x64 with mirrored left limbs (as the game does), HD skins keep their
 // resolution, the game's alpha rules apply, and the slim model can be guessed from pixels.
+import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { ApiError } from '../shared/errors.ts';
 import { MAX_SKIN_BYTES } from '../shared/skin-layout.ts';
@@ -16,9 +17,15 @@ export interface NormalizedSkin {
   legacy: boolean;
   /** Slim arms judged from the pixels (the 4th arm column is empty). */
   slimGuess: boolean;
+  /** Content key of `data`: the same pixels from any PNG encoding share it (pages cache by it). */
+  hash: string;
 }
 
-export interface NormalizedCape { data: Buffer; width: number; height: number }
+export interface NormalizedCape { data: Buffer; width: number; height: number; hash: string }
+
+export function pixelHash(data: Buffer): string {
+  return createHash('sha256').update(data).digest('base64url');
+}
 
 async function decode(png: Buffer, what: string): Promise<{ data: Buffer; width: number; height: number }> {
   if (png.length > MAX_SKIN_BYTES) throw new ApiError('invalid_skin', { detail: `${what} 超过 2 MB` });
@@ -106,18 +113,18 @@ export async function normalizeSkin(png: Buffer): Promise<NormalizedSkin> {
   if (legacy) t.clearIfAllOpaque(32, 0, 64, 32);
   t.setOpaque(0, 16, 64, 32);
   t.setOpaque(16, 48, 48, 64);
-  return { data, size: width, legacy, slimGuess };
+  return { data, size: width, legacy, slimGuess, hash: pixelHash(data) };
 }
 
 /** Capes: 64x32 (or multiples); legacy 22x17 and 46x22 capes are padded with transparency. */
 export async function normalizeCape(png: Buffer): Promise<NormalizedCape> {
   const decoded = await decode(png, '披风');
   const { width, height } = decoded;
-  if (width % 64 === 0 && height * 2 === width) return decoded;
+  if (width % 64 === 0 && height * 2 === width) return { ...decoded, hash: pixelHash(decoded.data) };
   if ((width === 22 && height === 17) || (width === 46 && height === 22)) {
     const data = Buffer.alloc(64 * 32 * 4);
     for (let y = 0; y < height; y += 1) decoded.data.copy(data, y * 64 * 4, y * width * 4, (y + 1) * width * 4);
-    return { data, width: 64, height: 32 };
+    return { data, width: 64, height: 32, hash: pixelHash(data) };
   }
   throw new ApiError('invalid_skin', { detail: `披风尺寸 ${width}x${height} 无效` });
 }

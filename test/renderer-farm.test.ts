@@ -1,86 +1,107 @@
-// The render farm on its own: real Chromium pages in Piscina workers, crash recovery, a bounded
-// queue, normalisation of legacy and broken skins.
+// The render farm as a service: warm at creation, reports what it runs on, survives a killed
+// page or browser (the job is retried once), refuses work beyond its queue, closes cleanly.
+// Real Chromium pages in Piscina workers; one farm for the file, tests in order.
+import { readdirSync, readFileSync } from 'node:fs';
 import test from 'ava';
-import sharp from 'sharp';
-import { RenderFarm } from '../renderer/farm.ts';
-import { normalizeCape, normalizeSkin } from '../renderer/skin-normalize.ts';
-import { drawCape, drawSkin, faceColor } from '../scripts/fake-upstream/skin-art.ts';
+import { createRenderFarm, type RenderFarm } from '../renderer/farm.ts';
+import type { RenderJob } from '../renderer/jobs.ts';
+import { normalizeSkin } from '../renderer/skin-normalize.ts';
+import { drawSkin } from '../scripts/fake-upstream/skin-art.ts';
 import { ApiError } from '../shared/errors.ts';
-import { silentLogger } from '../shared/log.ts';
-import { partFaces } from '../shared/skin-layout.ts';
+import { createLogger } from '../shared/log.ts';
 
-const job = async (yaw = 0) => ({
-  kind: 'render' as const, skin: await normalizeSkin(await drawSkin({})), slim: false, size: 64, yaw, pitch: 10,
-  shadow: true, outer: true, bg: null,
+let farm: RenderFarm;
+let job: (yaw: number) => RenderJob;
+// The farm's warnings, shown when a test fails.
+const warnings: string[] = [];
+
+test.before(async () => {
+  farm = await createRenderFarm({ workers: 2, browsers: 2, gpu: 'off', queueLimit: 4, batchSize: 1, jobTimeoutMs: 20_000 },
+    createLogger('warn', {}, (line) => warnings.push(line)));
+  const skin = await normalizeSkin(await drawSkin({}));
+  job = (yaw) => ({ kind: 'render', skin, slim: false, size: 64, yaw, pitch: 10, shadow: true, outer: true, bg: null });
+});
+test.after.always(() => farm?.close());
+test.afterEach.always((t) => {
+  if (!t.passed) t.log(warnings.join(''));
+});
+
+const isPng = (b: Buffer) => b.subarray(1, 4).equals(Buffer.from('PNG'));
+
+/** Processes under `root` (by parent links in /proc) whose command line contains `marker`. */
+function descendants(root: number, marker: string): number[] {
+  const parent = (pid: number) => {
+    try {
+      return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+    } catch {
+      return 0;
+    }
+  };
+  const under = (pid: number) => {
+    for (let p = pid; p > 1; p = parent(p)) if (p === root) return true;
+    return false;
+  };
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && under(pid);
+    } catch {
+      return false;
+    }
+  });
+}
+
+test.serial('warm at creation: it knows its browsers and WebGL renderer, and the first render is quick', async (t) => {
+  const info = farm.info();
+  t.regex(info.browserVersion, /Chrom/);
+  t.regex(info.webglRenderer, /SwiftShader/);
+  t.false(info.gpu);
+  t.is(info.browsers, 2);
+  t.is(farm.browserPids().length, 2);
+  const started = performance.now();
+  t.true(isPng(await farm.render(job(0))));
+  t.true(performance.now() - started < 2000, 'no browser start on the first request');
+  t.like(farm.stats(), { workers: 2, pagesAlive: 2, queued: 0, running: 0, completed: 1, failed: 0 });
+});
+
+test.serial('crashed pages are replaced and their jobs retried', async (t) => {
+  const renderers = farm.browserPids().flatMap((pid) => descendants(pid, '--type=renderer'));
+  t.true(renderers.length >= 2);
+  for (const pid of renderers) process.kill(pid, 'SIGKILL');
+  const pngs = await Promise.all([30, 31, 32, 33].map((yaw) => farm.render(job(yaw))));
+  t.true(pngs.every(isPng));
+  t.is(farm.stats().failed, 0);
+  t.is(farm.stats().browserRestarts, 0, 'the browsers themselves lived');
 });
 
 test.serial('a killed browser is replaced and rendering goes on', async (t) => {
-  const farm = await RenderFarm.create({ workers: 1, chromiumPath: null, gpu: 'off', queueLimit: 16, jobTimeoutMs: 20_000 }, silentLogger);
-  t.teardown(() => farm.close());
-  t.truthy(await farm.render(await job()));
-  t.true(farm.info().webglRenderer.length > 0);
-  const pid = farm.browserPid();
-  t.truthy(pid);
-  process.kill(pid!, 'SIGKILL');
-  const png = await farm.render(await job(45));
-  t.true(png.subarray(1, 4).equals(Buffer.from('PNG')));
+  const [dead, alive] = farm.browserPids();
+  process.kill(dead, 'SIGKILL');
+  const pngs = await Promise.all([45, 46, 47, 48].map((yaw) => farm.render(job(yaw))));
+  t.true(pngs.every(isPng));
   t.is(farm.stats().browserRestarts, 1);
-  t.not(farm.browserPid(), pid);
+  t.false(farm.browserPids().includes(dead));
+  t.true(farm.browserPids().includes(alive));
+  t.like(farm.stats(), { pagesAlive: 2, failed: 0 });
 });
 
-test.serial('a full queue answers overloaded at once', async (t) => {
-  const farm = await RenderFarm.create({ workers: 1, chromiumPath: null, gpu: 'off', queueLimit: 2, jobTimeoutMs: 20_000, batchSize: 1 }, silentLogger);
-  t.teardown(() => farm.close());
-  const base = await job();
-  const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => farm.render({ ...base, yaw: i })));
-  const refused = outcomes.filter((o) => o.status === 'rejected');
-  t.true(refused.length > 0);
-  for (const o of refused) {
-    const error = (o as PromiseRejectedResult).reason;
+test.serial('a full queue answers overloaded at once, with Retry-After', async (t) => {
+  const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => farm.render(job(i))));
+  const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason);
+  // Two workers take one job each, four wait, the rest are refused.
+  t.true(refused.length >= 12 - 2 - 4, `${refused.length} refused`);
+  for (const error of refused) {
     t.true(error instanceof ApiError);
     t.is(error.code, 'overloaded');
     t.is(error.status, 503);
     t.true(error.retryAfter! >= 1);
   }
-  t.true(outcomes.some((o) => o.status === 'fulfilled'));
+  t.true(outcomes.filter((o) => o.status === 'fulfilled').length >= 6);
 });
 
-test('legacy skins: left limbs are mirrored copies of the right ones', async (t) => {
-  const skin = await normalizeSkin(await drawSkin({ legacy: true }));
-  t.is(skin.size, 64);
-  t.true(skin.legacy);
-  const texel = (x: number, y: number) => [...skin.data.subarray((y * 64 + x) * 4, (y * 64 + x) * 4 + 4)];
-  const right = partFaces('rightLeg', 'inner').front;
-  const left = partFaces('leftLeg', 'inner').front;
-  // Column 0 of the right leg's front lands in the last column of the left leg's front.
-  t.deepEqual(texel(left.x + left.w - 1, left.y), texel(right.x, right.y));
-  t.deepEqual(texel(left.x, left.y + 5), texel(right.x + right.w - 1, right.y + 5));
-  // Outer and inner sides trade places: the left leg's outer (left) side is the right leg's outer (right) side.
-  t.deepEqual(texel(partFaces('leftLeg', 'inner').left.x, 53), texel(partFaces('rightLeg', 'inner').right.x + 3, 21));
-  t.deepEqual(texel(36, 52), texel(44 + 3, 20), 'arm front mirrored');
-});
-
-test('slim is guessed from the pixels; alpha rules apply', async (t) => {
-  t.true((await normalizeSkin(await drawSkin({ slim: true }))).slimGuess);
-  t.false((await normalizeSkin(await drawSkin({ slim: false }))).slimGuess);
-  const skin = await normalizeSkin(await drawSkin({}));
-  const body = partFaces('body', 'inner').front;
-  t.is(skin.data[(body.y * 64 + body.x) * 4 + 3], 255, 'base layer forced opaque');
-  const hat = partFaces('head', 'outer').front;
-  t.is(skin.data[(hat.y * 64 + hat.x + 1) * 4 + 3], 0, 'hat checker stays transparent');
-  const solidHat = await sharp({ create: { width: 64, height: 32, channels: 4, background: { r: 10, g: 20, b: 30, alpha: 1 } } }).png().toBuffer();
-  const legacy = await normalizeSkin(solidHat);
-  t.is(legacy.data[(hat.y * 64 + hat.x) * 4 + 3], 0, 'an all-opaque legacy hat is made transparent');
-  t.deepEqual([...faceColor('head', 'inner', 'front')].length, 4);
-});
-
-test('HD skins keep their resolution; capes are padded; broken files are invalid_skin', async (t) => {
-  t.is((await normalizeSkin(await drawSkin({ scale: 2 }))).size, 128);
-  const cape = await normalizeCape(await drawCape({ legacy: true }));
-  t.is(cape.width, 64);
-  t.is(cape.height, 32);
-  for (const bad of [Buffer.from('not a png'), await sharp({ create: { width: 60, height: 60, channels: 4, background: '#000' } }).png().toBuffer()]) {
-    const error = await t.throwsAsync(() => normalizeSkin(bad));
-    t.is((error as ApiError).code, 'invalid_skin');
-  }
+test.serial('close() ends the pool and the browsers; later jobs are refused', async (t) => {
+  const pids = farm.browserPids();
+  await farm.close();
+  for (const pid of pids) t.throws(() => process.kill(pid, 0), undefined, 'the browser process is gone');
+  const error = await t.throwsAsync(() => farm.render(job(1)));
+  t.is((error as ApiError).code, 'overloaded');
 });

@@ -3,6 +3,7 @@
 // alpha discard, one fixed shade per face: the game's directional light), orthographic camera
 // fitted to what is drawn so the figure is centred with a margin at any yaw and pitch.
 import * as THREE from 'three';
+import LAYOUT from '/skin-layout.js';
 
 // Colours are texel values, not colours to manage: what the skin says is what the PNG gets.
 THREE.ColorManagement.enabled = false;
@@ -43,22 +44,22 @@ function material(texture) {
 // BoxGeometry face order: +x, -x, +y, -y, +z, -z. The figure faces +z, so +x is its left side.
 const FACE_ORDER = ['left', 'right', 'top', 'bottom', 'front', 'back'];
 
-function boxFaces(u, v, w, h, d) {
-  return {
-    top: [u + d, v, w, d], bottom: [u + d + w, v, w, d],
-    right: [u, v + d, d, h], front: [u + d, v + d, w, h],
-    left: [u + d + w, v + d, d, h], back: [u + 2 * d + w, v + d, w, h],
-  };
-}
+const UV_INSET = 0.002;
 
-/** A box of size (w, h, d) units whose texture starts at (u, v) of a texW x texH layout. */
-function texturedBox(w, h, d, u, v, texW, texH, inflate) {
+/** A box of `size` units whose faces show `faces` (texture rectangles) of a texW x texH layout. */
+function texturedBox({ w, h, d }, faces, texW, texH, inflate) {
   const geometry = new THREE.BoxGeometry(w + inflate * 2, h + inflate * 2, d + inflate * 2);
-  const faces = boxFaces(u, v, w, h, d);
   const uv = geometry.getAttribute('uv');
   FACE_ORDER.forEach((name, face) => {
-    const [x, y, fw, fh] = faces[name];
-    const x0 = x / texW, x1 = (x + fw) / texW, y0 = y / texH, y1 = (y + fh) / texH;
+    const r = faces[name];
+    // Pulled in by a sliver of a texel: interpolated coordinates at a face's very edge must not
+    // land in the neighbouring texel row (another part's colour, or an opaque pixel where a hat
+    // has a hole), which SwiftShader otherwise draws as a one-pixel seam.
+    const x0 = (r.x + UV_INSET) / texW, x1 = (r.x + r.w - UV_INSET) / texW;
+    const top = (r.y + UV_INSET) / texH, bottom = (r.y + r.h - UV_INSET) / texH;
+    // The game draws the bottom face as if seen from above, through the box: its first texture
+    // row is the back edge, not the front one, so it runs upside down compared with the others.
+    const [y0, y1] = name === 'bottom' ? [bottom, top] : [top, bottom];
     // Vertex order per face: top-left, top-right, bottom-left, bottom-right (seen from outside).
     const corners = [[x0, y0], [x1, y0], [x0, y1], [x1, y1]];
     corners.forEach(([cu, cv], i) => uv.setXY(face * 4 + i, cu, cv));
@@ -67,18 +68,15 @@ function texturedBox(w, h, d, u, v, texW, texH, inflate) {
   return geometry;
 }
 
-// Part layout: size, inner and outer texture origins, centre (units; feet at y = 0).
+/**
+ * Where each part stands (units; feet at y = 0) and how far its outer layer stands off it; its
+ * size and texture rectangles come from shared/skin-layout.ts (served as /skin-layout.js).
+ */
 function parts(slim) {
-  const arm = slim ? 3 : 4;
-  const armX = 4 + arm / 2;
-  return {
-    head: { size: [8, 8, 8], inner: [0, 0], outer: [32, 0], at: [0, 28, 0], inflate: 0.5 },
-    body: { size: [8, 12, 4], inner: [16, 16], outer: [16, 32], at: [0, 18, 0], inflate: 0.25 },
-    rightArm: { size: [arm, 12, 4], inner: [40, 16], outer: [40, 32], at: [-armX, 18, 0], inflate: 0.25 },
-    leftArm: { size: [arm, 12, 4], inner: [32, 48], outer: [48, 48], at: [armX, 18, 0], inflate: 0.25 },
-    rightLeg: { size: [4, 12, 4], inner: [0, 16], outer: [0, 32], at: [-2, 6, 0], inflate: 0.25 },
-    leftLeg: { size: [4, 12, 4], inner: [16, 48], outer: [0, 48], at: [2, 6, 0], inflate: 0.25 },
-  };
+  const model = LAYOUT.parts[slim ? 'slim' : 'classic'];
+  const armX = 4 + model.rightArm.size.w / 2;
+  const place = { head: [0, 28, 0], body: [0, 18, 0], rightArm: [-armX, 18, 0], leftArm: [armX, 18, 0], rightLeg: [-2, 6, 0], leftLeg: [2, 6, 0] };
+  return Object.fromEntries(Object.entries(model).map(([name, p]) => [name, { ...p, at: place[name], inflate: name === 'head' ? 0.5 : 0.25 }]));
 }
 
 const geometryCache = new Map();
@@ -154,8 +152,7 @@ function layerGeometry(names, layer, slim) {
     const layout = parts(slim);
     return mergeBoxes(names.map((name) => {
       const p = layout[name];
-      const [u, v] = p[layer];
-      return { geometry: texturedBox(p.size[0], p.size[1], p.size[2], u, v, 64, 64, layer === 'outer' ? p.inflate : 0), at: p.at };
+      return { geometry: texturedBox(p.size, p[layer], 64, 64, layer === 'outer' ? p.inflate : 0), at: p.at };
     }));
   });
 }
@@ -169,7 +166,7 @@ function figurePoints(names, outer, slim) {
       const p = layout[name];
       const inflate = outer ? p.inflate : 0;
       for (const sx of [-1, 1]) for (const sy of [-1, 1]) for (const sz of [-1, 1]) {
-        points.push(new THREE.Vector3(p.at[0] + sx * (p.size[0] / 2 + inflate), p.at[1] + sy * (p.size[1] / 2 + inflate), p.at[2] + sz * (p.size[2] / 2 + inflate)));
+        points.push(new THREE.Vector3(p.at[0] + sx * (p.size.w / 2 + inflate), p.at[1] + sy * (p.size.h / 2 + inflate), p.at[2] + sz * (p.size.d / 2 + inflate)));
       }
     }
     return points;
@@ -198,7 +195,7 @@ function buildScene(job, skinTexture, capeTexture) {
   const points = [...figurePoints(names, job.outer, job.slim)];
   if (capeTexture && names.length > 1) {
     // The cape's "front" texture faces away from the body: turn the box half round.
-    const geometry = partGeometry('cape', () => texturedBox(10, 16, 1, 0, 0, 64, 32, 0));
+    const geometry = partGeometry('cape', () => texturedBox(LAYOUT.cape.size, LAYOUT.cape.faces, 64, 32, 0));
     const cape = new THREE.Mesh(geometry, materialFor(capeTexture));
     const pivot = new THREE.Group();
     pivot.position.set(0, 24, -2.5);

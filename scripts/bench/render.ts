@@ -1,47 +1,91 @@
-// Render farm and avatar throughput at function level (no HTTP): cold renders with a unique yaw
-// per job, for each kind, with latency percentiles. `npm run bench:render -- [--jobs 600] [--workers 2] [--size 256]`
+// Render farm and avatar throughput at function level (no HTTP): cold renders (a unique yaw and
+// pitch per job, 16 different skins, the cape on `render`) for each kind with latency percentiles
+// at a fixed number of jobs in flight, then 2D avatars one at a time.
+// `npm run bench:render -- [--jobs 600] [--workers 2] [--browsers N] [--size 256] [--inflight 32] [--append]`
+// --append adds the results and the machine's facts to the end of the render farm section of docs/benchmarks.md.
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { renderAvatar } from '../../renderer/avatar-2d.ts';
-import { RenderFarm } from '../../renderer/farm.ts';
+import { createRenderFarm } from '../../renderer/farm.ts';
 import type { RenderKind } from '../../renderer/jobs.ts';
-import { normalizeSkin } from '../../renderer/skin-normalize.ts';
+import { normalizeCape, normalizeSkin } from '../../renderer/skin-normalize.ts';
 import { silentLogger } from '../../shared/log.ts';
 import { drawCape, drawSkin } from '../fake-upstream/skin-art.ts';
-import { normalizeCape } from '../../renderer/skin-normalize.ts';
 
-const { values } = parseArgs({ options: { jobs: { type: 'string', default: '600' }, workers: { type: 'string', default: String(os.availableParallelism()) }, size: { type: 'string', default: '256' } } });
+const { values } = parseArgs({
+  options: {
+    jobs: { type: 'string', default: '600' },
+    workers: { type: 'string', default: String(os.availableParallelism()) },
+    browsers: { type: 'string' },
+    size: { type: 'string', default: '256' },
+    inflight: { type: 'string', default: '32' },
+    append: { type: 'boolean', default: false },
+  },
+});
 const jobs = Number(values.jobs);
 const size = Number(values.size);
+const inflight = Number(values.inflight);
+const lines: string[] = [];
+const say = (line: string) => {
+  console.log(line);
+  lines.push(line);
+};
 
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] * 10) / 10;
 }
 
-async function measure(label: string, count: number, one: (i: number) => Promise<unknown>): Promise<void> {
+/** Runs `count` calls, `concurrency` at a time, and prints a table row. */
+async function measure(label: string, count: number, one: (i: number) => Promise<unknown>, concurrency = inflight): Promise<void> {
   const latencies: number[] = [];
+  let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: count }, async (_, i) => {
-    const t = performance.now();
-    await one(i);
-    latencies.push(performance.now() - t);
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, async () => {
+    while (next < count) {
+      const i = next++;
+      const t = performance.now();
+      await one(i);
+      latencies.push(performance.now() - t);
+    }
   }));
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  console.log(`| ${label} | ${count} | ${Math.round(count / seconds)} | ${percentile(latencies, 50)} | ${percentile(latencies, 99)} |`);
+  say(`| ${label} | ${count} | ${Math.round(count / seconds)} | ${percentile(latencies, 50)} | ${percentile(latencies, 99)} |`);
+}
+
+/** Adds `block` at the end of the section under `heading` (or a new section at the end). */
+function appendToSection(file: URL, heading: string, block: string): void {
+  const text = readFileSync(file, 'utf8');
+  const start = text.indexOf(`\n${heading}\n`);
+  if (start < 0) return writeFileSync(file, `${text.trimEnd()}\n\n${heading}\n\n${block}\n`);
+  const next = text.indexOf('\n## ', start + 1);
+  const end = next < 0 ? text.length : next;
+  writeFileSync(file, `${text.slice(0, end).trimEnd()}\n\n${block}\n${text.slice(end)}`);
 }
 
 const skins = await Promise.all(Array.from({ length: 16 }, async (_, i) => normalizeSkin(await drawSkin({ slim: i % 2 === 1, seed: i + 1 }))));
 const cape = await normalizeCape(await drawCape({}));
-const farm = await RenderFarm.create({ workers: Number(values.workers), chromiumPath: process.env.CHROMIUM_PATH ?? null, gpu: 'auto', queueLimit: jobs * 2, jobTimeoutMs: 120_000 }, silentLogger);
+const farm = await createRenderFarm({
+  workers: Number(values.workers), browsers: values.browsers ? Number(values.browsers) : undefined, gpu: 'auto', queueLimit: jobs, jobTimeoutMs: 120_000,
+}, silentLogger);
 const info = farm.info();
-console.log(`${os.availableParallelism()} cores (${os.cpus()[0]?.model}), Node ${process.version}, Chromium ${info.browserVersion}, WebGL: ${info.webglRenderer}, ${values.workers} workers, ${size} px`);
-console.log('| kind | jobs | per second | p50 ms | p99 ms |\n|---|---|---|---|---|');
+say(`${new Date().toISOString().slice(0, 10)}: ${os.availableParallelism()} cores (${os.cpus()[0]?.model.trim()}), load ${os.loadavg()[0].toFixed(1)} at start, `
+  + `Node ${process.version}, ${info.browserVersion}, WebGL: ${info.webglRenderer}; ${values.workers} workers, ${info.browsers} browser(s), ${size} px, ${inflight} jobs in flight`);
+say('');
+say('| kind | jobs | per second | p50 ms | p99 ms |\n|---|---|---|---|---|');
+// A few jobs first: shaders compile on each page's first frame.
+await Promise.all(Array.from({ length: Number(values.workers) * 2 }, (_, i) => farm.render({ kind: 'render', skin: skins[i % 16], slim: false, cape, size, yaw: 0, pitch: 0, shadow: true, outer: true, bg: null })));
 for (const kind of ['render', 'cube', 'head', 'body'] as RenderKind[]) {
   await measure(kind, jobs, (i) => farm.render({
     kind, skin: skins[i % skins.length], slim: i % 2 === 1, cape: kind === 'render' ? cape : null, size,
-    yaw: (i % 360) - 180, pitch: (i % 60) - 30, shadow: true, outer: true, bg: null,
+    yaw: (i % 360) - 180 + 0.5, pitch: (i % 60) - 30, shadow: true, outer: true, bg: null,
   }));
 }
 await farm.close();
-await measure('avatar (sharp, no browser)', jobs * 4, (i) => renderAvatar(skins[i % skins.length], { size: 8 + (i % 505), shape: i % 2 ? 'circle' : 'square', helm: true, bg: null }));
+for (const avatarSize of [64, 128, 512]) {
+  // One at a time: an avatar is mostly synchronous work, so its latency is its cost.
+  const avatar = (i: number) => renderAvatar(skins[i % skins.length], { size: avatarSize, shape: i % 2 ? 'circle' : 'square', helm: true, bg: null });
+  await measure(`avatar ${avatarSize} px (no browser)`, jobs * 4, avatar, 1);
+}
+if (values.append) appendToSection(new URL('../../docs/benchmarks.md', import.meta.url), '## Render farm (function level)', lines.join('\n'));

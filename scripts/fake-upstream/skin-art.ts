@@ -1,6 +1,8 @@
 // Generated test and demo skins: every face of every box has its own colour (faceColor), so a
 // test can tell from one output pixel which face of which part it sees. The outer layer is a
-// checker of its face colour and transparency, so the inner layer shows through.
+// checker of its face colour and transparency, so the inner layer shows through. The first
+// texel of every inner face (and of every cape face) is a half-bright marker, so a test can tell
+// a mirrored or upside-down face from a right one.
 import sharp from 'sharp';
 import { PART_NAMES, FACE_NAMES, type FaceName, type Layer, type PartName } from '../../shared/skin-layout.ts';
 import { paintCape, paintSkin, type Rgba } from '../../renderer/skin-paint.ts';
@@ -19,6 +21,10 @@ export function faceColor(part: PartName | 'cape', layer: Layer, face: FaceName)
 /** The head's front face carries two "eyes" at known texels so orientation is testable. */
 export const EYE_COLOR: Rgba = [255, 255, 255, 255];
 export const EYES = [[1, 3], [6, 3]] as const;
+
+/** The marker texel of every inner face (its top-left in the texture) is this much darker. */
+export const MARKER_SHADE = 0.5;
+const marked = ([r, g, b, a]: Rgba): Rgba => [Math.round(r * MARKER_SHADE), Math.round(g * MARKER_SHADE), Math.round(b * MARKER_SHADE), a];
 
 function hsl(h: number, s: number, l: number): [number, number, number] {
   const a = s * Math.min(l, 1 - l);
@@ -44,7 +50,8 @@ export async function drawSkin(opts: { slim?: boolean; legacy?: boolean; scale?:
   const data = paintSkin(k, !!opts.slim, (part, layer, face, u, v) => {
     if (part === 'head' && layer === 'inner' && face === 'front' && EYES.some(([x, y]) => x === u && y === v)) return EYE_COLOR;
     if (layer === 'outer' && (u + v) % 2 === 1) return null;
-    return tint(faceColor(part, layer, face), seed);
+    const color = tint(faceColor(part, layer, face), seed);
+    return layer === 'inner' && u === 0 && v === 0 ? marked(color) : color;
   });
   const side = 64 * k;
   const image = sharp(data, { raw: { width: side, height: side, channels: 4 } });
@@ -53,7 +60,10 @@ export async function drawSkin(opts: { slim?: boolean; legacy?: boolean; scale?:
 }
 
 export async function drawCape(opts: { legacy?: boolean; seed?: number } = {}): Promise<Buffer> {
-  const data = paintCape((face) => tint(faceColor('cape', 'inner', face), opts.seed ?? 0));
+  const data = paintCape((face, u, v) => {
+    const color = tint(faceColor('cape', 'inner', face), opts.seed ?? 0);
+    return u === 0 && v === 0 ? marked(color) : color;
+  });
   const image = sharp(data, { raw: { width: 64, height: 32, channels: 4 } });
   return (opts.legacy ? image.extract({ left: 0, top: 0, width: 22, height: 17 }) : image).png().toBuffer();
 }

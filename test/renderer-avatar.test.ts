@@ -1,0 +1,82 @@
+// 2D avatars (no browser): the face's 8x8 texels with the hat over them, scaled with hard
+// edges, square or circle, on a background colour or transparent.
+import test from 'ava';
+import sharp from 'sharp';
+import { renderAvatar, type AvatarOptions } from '../renderer/avatar-2d.ts';
+import { normalizeSkin, type NormalizedSkin } from '../renderer/skin-normalize.ts';
+import { drawSkin } from '../scripts/fake-upstream/skin-art.ts';
+import { partFaces } from '../shared/skin-layout.ts';
+import { decodePng, pixel, saveArtifact, type Picture } from './helpers/png.ts';
+
+let skin: NormalizedSkin;
+test.before(async () => {
+  skin = await normalizeSkin(await drawSkin({}));
+});
+
+const face = partFaces('head', 'inner').front;
+const hat = partFaces('head', 'outer').front;
+const texel = (s: NormalizedSkin, x: number, y: number) => [...s.data.subarray((y * s.size + x) * 4, (y * s.size + x) * 4 + 4)];
+
+async function avatar(name: string, o: Partial<AvatarOptions> = {}, from = skin): Promise<Picture> {
+  const png = await renderAvatar(from, { size: 64, shape: 'square', helm: false, bg: null, ...o });
+  saveArtifact('renderer', name, png);
+  return decodePng(png);
+}
+
+test('every face texel lands in its own square, first texel top left', async (t) => {
+  const p = await avatar('avatar-nohelm');
+  t.deepEqual([p.width, p.height], [64, 64]);
+  for (let y = 0; y < 8; y += 1) {
+    for (let x = 0; x < 8; x += 1) {
+      const want = texel(skin, face.x + x, face.y + y);
+      t.deepEqual(pixel(p, x * 8, y * 8), want);
+      t.deepEqual(pixel(p, x * 8 + 7, y * 8 + 7), want);
+    }
+  }
+});
+
+test('the hat covers the face where it has texels and lets it through its holes', async (t) => {
+  const p = await avatar('avatar-helm', { helm: true });
+  t.deepEqual(pixel(p, 4, 4), texel(skin, hat.x, hat.y), 'hat texel (0, 0)');
+  t.deepEqual(pixel(p, 12, 4), texel(skin, face.x + 1, face.y), 'hole at (1, 0): the face');
+  // A half-transparent hat texel is blended over the face.
+  const raw = Buffer.from(skin.data);
+  raw[(hat.y * 64 + hat.x) * 4 + 3] = 128;
+  const half = await normalizeSkin(await sharp(raw, { raw: { width: 64, height: 64, channels: 4 } }).png().toBuffer());
+  const blended = pixel(await avatar('avatar-helm-blend', { helm: true }, half), 4, 4);
+  const under = texel(skin, face.x, face.y);
+  const over = texel(skin, hat.x, hat.y);
+  for (let c = 0; c < 3; c += 1) t.true(Math.abs(blended[c] - (over[c] * 128 + under[c] * 127) / 255) <= 1);
+  t.is(blended[3], 255);
+});
+
+test('sizes 8 to 512, any integer; HD skins give their finer texels', async (t) => {
+  for (const size of [8, 9, 100, 512]) {
+    const p = await avatar(`avatar-${size}`, { size });
+    t.deepEqual([p.width, p.height], [size, size]);
+    t.deepEqual(pixel(p, size - 1, size - 1), texel(skin, face.x + 7, face.y + 7), `${size}: last texel`);
+  }
+  const hd = await normalizeSkin(await drawSkin({ scale: 2 }));
+  const p = await avatar('avatar-hd', {}, hd);
+  for (const [x, y] of [[0, 0], [3, 7], [15, 15]]) t.deepEqual(pixel(p, x * 4 + 1, y * 4 + 1), texel(hd, face.x * 2 + x, face.y * 2 + y));
+});
+
+test('circle: transparent corners, opaque inside, the background only inside', async (t) => {
+  const p = await avatar('avatar-circle', { size: 100, shape: 'circle', bg: 'ff0000', helm: true });
+  for (const [x, y] of [[0, 0], [99, 0], [0, 99], [99, 99], [10, 10]]) t.is(pixel(p, x, y)[3], 0, `corner ${x},${y}`);
+  for (const [x, y] of [[50, 50], [50, 1], [1, 50], [98, 50], [50, 98]]) t.is(pixel(p, x, y)[3], 255, `inside ${x},${y}`);
+  let inside = 0;
+  for (let i = 3; i < p.data.length; i += 4) if (p.data[i] === 255) inside += 1;
+  t.true(Math.abs(inside - Math.PI * 50 * 50) < 100, `${inside} opaque pixels`);
+  // The hat's hole at texel (5, 0) shows the face, not the red background.
+  t.deepEqual(pixel(p, 69, 6), texel(skin, face.x + 5, face.y));
+});
+
+test('a background fills what the face leaves transparent', async (t) => {
+  // A skin whose face texel (0, 0) is fully transparent (the normaliser keeps the base opaque, so build it raw).
+  const raw = Buffer.from(skin.data);
+  raw[(face.y * 64 + face.x) * 4 + 3] = 0;
+  const holed: NormalizedSkin = { ...skin, data: raw, hash: 'holed' };
+  t.is(pixel(await avatar('avatar-hole', {}, holed), 2, 2)[3], 0);
+  t.deepEqual(pixel(await avatar('avatar-hole-bg', { bg: '00ff80' }, holed), 2, 2), [0, 255, 128, 255]);
+});
