@@ -38,8 +38,9 @@ export class ImageRenderer {
   private readonly renders: CacheNamespace<Buffer>;
   private readonly inflight = new Coalescer();
   private readonly farm: () => RenderFarm | null;
-  /** Decoded skins by texture hash: a cold render of a known skin skips the PNG decode. */
+  /** Decoded skins and capes by texture hash: a cold render of known textures skips the PNG decode. */
   private readonly decoded = new LruMap<Promise<NormalizedSkin>>(512);
+  private readonly decodedCapes = new LruMap<Promise<NormalizedCape>>(256);
 
   private readonly lock: RenderLock;
 
@@ -61,7 +62,7 @@ export class ImageRenderer {
     if (cached) return sendPng(ctx, { png: Buffer.from(cached.value), etag, cache: 'HIT' });
     const png = await this.inflight.run(key, () => this.lock.once(key, async () => {
       const skin = subject.skinUrl ? await this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
-      const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl) : null;
+      const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl, subject.capeKey) : null;
       const image = await this.draw(options, skin, subject.slim, cape);
       await this.renders.set(key, image);
       return image;
@@ -79,22 +80,27 @@ export class ImageRenderer {
   }
 
   private skin(url: string, hash: string): Promise<NormalizedSkin> {
-    let skin = this.decoded.get(hash);
-    if (!skin) {
-      skin = this.textures.get(url).then((texture) => normalizeSkin(texture.png));
-      this.decoded.set(hash, skin);
-      skin.catch(() => this.decoded.delete(hash));
-    }
-    return skin;
+    return this.decode(this.decoded, url, hash, normalizeSkin);
   }
 
-  private async capeOrNull(url: string): Promise<NormalizedCape | null> {
+  private async capeOrNull(url: string, hash: string): Promise<NormalizedCape | null> {
     // A broken cape must not cost the whole render: draw without it.
     try {
-      return await normalizeCape((await this.textures.get(url)).png);
+      return await this.decode(this.decodedCapes, url, hash, normalizeCape);
     } catch {
       return null;
     }
+  }
+
+  /** A texture's decoded form, remembered by hash (failures are forgotten so they can be retried). */
+  private decode<T>(memo: LruMap<Promise<T>>, url: string, hash: string, normalize: (png: Buffer) => Promise<T>): Promise<T> {
+    let decoded = memo.get(hash);
+    if (!decoded) {
+      decoded = this.textures.get(url).then((texture) => normalize(texture.png));
+      memo.set(hash, decoded);
+      decoded.catch(() => memo.delete(hash));
+    }
+    return decoded;
   }
 
   private async draw(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: NormalizedCape | null): Promise<Buffer> {
