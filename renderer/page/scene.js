@@ -100,9 +100,11 @@ function rgbaTexture(base64, width, height) {
   return texture;
 }
 
-let shadowTexture = null;
+// One soft shadow for every job: a new geometry and material per job would leak GPU buffers
+// (nothing disposes them) and cost an upload each time.
+let shadow = null;
 function shadowMesh() {
-  if (!shadowTexture) {
+  if (!shadow) {
     const c = document.createElement('canvas');
     c.width = c.height = 64;
     const g = c.getContext('2d');
@@ -111,9 +113,12 @@ function shadowMesh() {
     gradient.addColorStop(1, 'rgba(0,0,0,0)');
     g.fillStyle = gradient;
     g.fillRect(0, 0, 64, 64);
-    shadowTexture = new THREE.CanvasTexture(c);
+    shadow = {
+      geometry: new THREE.PlaneGeometry(20, 12),
+      material: new THREE.MeshBasicMaterial({ map: new THREE.CanvasTexture(c), transparent: true, depthWrite: false }),
+    };
   }
-  const mesh = new THREE.Mesh(new THREE.PlaneGeometry(20, 12), new THREE.MeshBasicMaterial({ map: shadowTexture, transparent: true, depthWrite: false }));
+  const mesh = new THREE.Mesh(shadow.geometry, shadow.material);
   mesh.rotation.x = -Math.PI / 2;
   mesh.position.y = 0.01;
   mesh.renderOrder = -1;
