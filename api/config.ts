@@ -34,7 +34,7 @@ export interface Config {
   /** The player shown as the live example on the landing page. */
   demoPlayer: string;
   redisUrl: string | null;
-  render: { workers: number; chromiumPath: string | null; gpu: 'auto' | 'on' | 'off'; queueLimit: number; jobTimeoutMs: number; batchSize: number };
+  render: { workers: number; chromiumPath: string | null; gpu: 'auto' | 'on' | 'off'; queueLimit: number; jobTimeoutMs: number; batchSize: number; browsers: number | undefined };
   media: { dir: string; password: string | null; passwordHash: string | null; tokenTtlSeconds: number };
   search: { adminToken: string | null; dataPath: string | null; timeoutMs: number };
   dataDir: string;
@@ -203,6 +203,8 @@ export function loadConfig(env: Env = process.env): Config {
       jobTimeoutMs: int('RENDER_TIMEOUT_MS', 10_000, 100, 120_000),
       // Jobs one page draws in one frame: more is more renders/s, fewer is lower latency.
       batchSize: int('RENDER_BATCH_SIZE', 8, 1, 16),
+      // Chromium instances the pages are spread over; 0 = one per page in software, one on a GPU.
+      browsers: int('RENDER_BROWSERS', 0, 0, 64) || undefined,
     },
     media: {
       dir: str('MEDIA_DIR', './media'),
