@@ -4,7 +4,7 @@
 // crashed page or browser is replaced and its jobs retried once.
 //
 // Without a GPU every page gets a browser of its own by default: each browser has one GPU
-// process, which runs SwiftShader for all of its pages in turn; two pages in two browsers drew
+// thread (in-process GPU), which runs SwiftShader for all of its pages in turn; two pages in two browsers drew
 // 3-12% more than two pages sharing one on two cores (docs/benchmarks.md), and a crash takes
 // down half the pages instead of all. With a GPU, pages share one browser.
 import { Piscina } from 'piscina';

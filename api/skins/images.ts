@@ -18,6 +18,11 @@ import type { RenderLock } from './render-lock.ts';
 import type { TextureStore } from './texture-store.ts';
 import type { RawProfile } from './types.ts';
 
+/** A cached image as a Buffer: the stored one itself (no copy per hit) unless a store gave bytes. */
+function asBuffer(value: Uint8Array): Buffer {
+  return Buffer.isBuffer(value) ? value : Buffer.from(value);
+}
+
 /** What is drawn: the skin (by hash or default name), its model and the cape. */
 interface Subject { skinUrl: string | null; skinKey: string; slim: boolean; capeUrl: string | null; capeKey: string; defaultName: string | null }
 
@@ -59,7 +64,7 @@ export class ImageRenderer {
     const etag = imageEtag(key);
     if (notModified(ctx, etag)) return;
     const cached = await this.renders.get(key);
-    if (cached) return sendPng(ctx, { png: Buffer.from(cached.value), etag, cache: 'HIT' });
+    if (cached) return sendPng(ctx, { png: asBuffer(cached.value), etag, cache: 'HIT' });
     const png = await this.inflight.run(key, () => this.lock.once(key, async () => {
       const skin = subject.skinUrl ? await this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
       const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl, subject.capeKey) : null;
@@ -68,7 +73,7 @@ export class ImageRenderer {
       return image;
     }, async () => {
       const other = await this.renders.get(key);
-      return other ? Buffer.from(other.value) : undefined;
+      return other ? asBuffer(other.value) : undefined;
     }));
     sendPng(ctx, { png, etag, cache: 'MISS' });
   }
