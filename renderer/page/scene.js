@@ -190,9 +190,14 @@ function materialFor(texture) {
   return m;
 }
 
-/** Builds the scene of one job; returns it with the points that must fit in the picture. */
+// One scene and one camera, refilled per job: three.js keeps render lists and states per scene,
+// so a new scene per job would rebuild them every time.
+const scene = new THREE.Scene();
+const camera = new THREE.OrthographicCamera(-1, 1, 1, -1, 0.1, 400);
+
+/** Fills the scene for one job; returns the points that must fit in the picture. */
 function buildScene(job, skinTexture, capeTexture) {
-  const scene = new THREE.Scene();
+  scene.clear();
   const skin = materialFor(skinTexture);
   const names = job.kind === 'head' || job.kind === 'cube' ? HEAD_ONLY : WHOLE;
   scene.add(new THREE.Mesh(layerGeometry(names, 'inner', job.slim), skin));
@@ -217,7 +222,7 @@ function buildScene(job, skinTexture, capeTexture) {
     scene.add(shadowMesh());
     points.push(new THREE.Vector3(-7, 0, -4), new THREE.Vector3(7, 0, 4));
   }
-  return { scene, points };
+  return points;
 }
 
 function fitCamera(camera, points, width, height, scale) {
@@ -268,12 +273,11 @@ function outputSize(job) {
 function drawTile(job, x, y) {
   const skin = texture(job.skin);
   const cape = job.cape ? texture(job.cape) : null;
-  const { scene, points } = buildScene(job, skin, cape);
+  const points = buildScene(job, skin, cape);
   const { width, height } = outputSize(job);
   const yaw = THREE.MathUtils.degToRad(job.kind === 'body' ? (job.view === 'back' ? 180 : 0) : job.yaw);
   const pitch = THREE.MathUtils.degToRad(job.kind === 'body' ? 0 : job.pitch);
   const target = job.kind === 'head' || job.kind === 'cube' ? new THREE.Vector3(0, 28, 0) : new THREE.Vector3(0, 16, 0);
-  const camera = new THREE.OrthographicCamera(-1, 1, 1, -1, 0.1, 400);
   camera.position.set(target.x + 100 * Math.sin(yaw) * Math.cos(pitch), target.y + 100 * Math.sin(pitch), target.z + 100 * Math.cos(yaw) * Math.cos(pitch));
   // Straight down or up: keep "up" meaning towards the figure's back so the view is stable.
   camera.up.set(0, 1, 0);
