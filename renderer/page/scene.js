@@ -317,8 +317,11 @@ function renderGroup(jobs) {
   const gl = renderer.getContext();
   const frame = new Uint8Array(canvas.width * canvas.height * 4);
   gl.readPixels(0, 0, canvas.width, canvas.height, gl.RGBA, gl.UNSIGNED_BYTE, frame);
-  encoder.canvas.width = width;
-  encoder.canvas.height = height;
+  // Setting a canvas's size clears and reallocates it even when the size is unchanged.
+  if (encoder.canvas.width !== width || encoder.canvas.height !== height) {
+    encoder.canvas.width = width;
+    encoder.canvas.height = height;
+  }
   const image = encoder.createImageData(width, height);
   return answers.map((answer, i) => {
     if (answer) return answer;
