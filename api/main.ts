@@ -1,4 +1,5 @@
 // Entry point of `npm start`: configuration from the environment, then the services.
+import './v8-flags.ts';
 import { createLogger } from '../shared/log.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { startServices } from './server.ts';
