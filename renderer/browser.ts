@@ -64,9 +64,9 @@ export function chromiumArgs(gpu: boolean): string[] {
   ];
   return gpu
     ? [...common, '--enable-gpu', '--use-gl=angle', '--use-angle=gl-egl', '--enable-gpu-rasterization']
-    // In software the "GPU" is SwiftShader on the CPU: as a thread of the browser process it
-    // saves a process and its IPC hops per frame (embed p99 55-59 ms against 57-66 ms).
-    : [...common, '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-gpu-compositing', '--in-process-gpu'];
+    // Not --in-process-gpu: a few per cent faster here, but Chromium then crashed now and then at
+    // start (general protection faults in its thread pool).
+    : [...common, '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-gpu-compositing'];
 }
 
 export interface LaunchedBrowser {
@@ -79,20 +79,36 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
+/** Tries this many times before a launch failure counts: a start can die on the way under load. */
+const LAUNCH_ATTEMPTS = 3;
+
+async function startChromium(executablePath: string, gpu: boolean, log: Logger): Promise<{ browser: Browser; userDataDir: string }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'skinfarm-chromium-'));
+    try {
+      const browser = await puppeteer.launch({
+        executablePath,
+        ignoreDefaultArgs: true,
+        args: [...chromiumArgs(gpu), `--user-data-dir=${userDataDir}`, '--remote-debugging-port=0', 'about:blank'],
+        defaultViewport: null,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        protocolTimeout: 30_000,
+      });
+      return { browser, userDataDir };
+    } catch (error) {
+      await rm(userDataDir, { recursive: true, force: true });
+      if (attempt >= LAUNCH_ATTEMPTS) throw error;
+      log.warn('chromium did not start; trying again', { attempt, err: (error as Error).message.split('\n')[0] });
+    }
+  }
+}
+
 export async function launchBrowser(configured: string | null, mode: GpuMode, log: Logger): Promise<LaunchedBrowser> {
   const resolved = await resolveChromium(configured);
   const gpu = mode === 'on' || (mode === 'auto' && gpuPresent());
-  const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'skinfarm-chromium-'));
-  const browser = await puppeteer.launch({
-    executablePath: resolved.executablePath,
-    ignoreDefaultArgs: true,
-    args: [...chromiumArgs(gpu), `--user-data-dir=${userDataDir}`, '--remote-debugging-port=0', 'about:blank'],
-    defaultViewport: null,
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-    protocolTimeout: 30_000,
-  });
+  const { browser, userDataDir } = await startChromium(resolved.executablePath, gpu, log);
   log.info('chromium started', { executable: resolved.executablePath, origin: resolved.origin, version: await browser.version(), gpu });
   // A session of its own for liveness probes: Browser.version() answers from a cache.
   const probe = await browser.target().createCDPSession();

@@ -4,9 +4,9 @@
 // crashed page or browser is replaced and its jobs retried once.
 //
 // Without a GPU every page gets a browser of its own by default: each browser has one GPU
-// thread (SwiftShader, in-process) that draws for all of its pages in turn; two pages in two
-// browsers drew 3-12% more than two pages sharing one on two cores (docs/benchmarks.md), and a
-// crash takes down half the pages instead of all. With a GPU, pages share one browser.
+// process (SwiftShader) that draws for all of its pages in turn; two pages in two browsers drew
+// 3-12% more than two pages sharing one on two cores (docs/benchmarks.md), and a crash takes
+// down half the pages instead of all. With a GPU, pages share one browser.
 import { Piscina } from 'piscina';
 import { ApiError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
