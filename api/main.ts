@@ -18,7 +18,14 @@ try {
 const log = createLogger(config.logLevel);
 if (!config.sessionSecret) log.warn('SESSION_SECRET is not set: sessions are signed with a random key and end at restart');
 
-const running = await startServices(config, log);
+let running: Awaited<ReturnType<typeof startServices>>;
+try {
+  running = await startServices(config, log);
+} catch (error) {
+  // e.g. a port in use or a render farm that cannot start: one log line, then the exit code.
+  log.error('start-up failed', { err: error });
+  process.exit(1);
+}
 log.info('ready', { ports: running.ports });
 
 let stopping = false;
