@@ -238,8 +238,3 @@ export class RenderFarm {
     return this.closing;
   }
 }
-
-/** Starts a render farm with warm pages (see RenderFarm.create). */
-export function createRenderFarm(config: RenderFarmConfig, log: Logger): Promise<RenderFarm> {
-  return RenderFarm.create(config, log);
-}

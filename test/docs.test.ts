@@ -6,10 +6,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { loadConfig } from '../api/config.ts';
 import { serviceUrls } from '../api/docs/openapi.ts';
-import { chromiumArgs, resolveChromium } from '../renderer/browser.ts';
+import type { LaunchedBrowser } from '../renderer/browser.ts';
+import { openPage, startBrowser } from './helpers/browser.ts';
 import { freePort } from './helpers/redis.ts';
 import { ROOT, call } from './helpers/service.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
@@ -43,7 +44,7 @@ type Doc = {
 let h: SkinsHarness;
 let ports: { media: number; search: number };
 let doc: Doc;
-let browser: Browser;
+let browser: LaunchedBrowser;
 
 test.before(async () => {
   ports = { media: await freePort(), search: await freePort() };
@@ -53,8 +54,7 @@ test.before(async () => {
     MEDIA_DIR: path.join(dir, 'media'), DATA_DIR: path.join(dir, 'data'), DEMO_PLAYER: 'SlimAlex', SEARCH_ADMIN_TOKEN: ADMIN_TOKEN,
   });
   doc = (await h.get('/openapi.json')).json;
-  const { executablePath } = await resolveChromium(process.env.CHROMIUM_PATH ?? null);
-  browser = await puppeteer.launch({ executablePath, ignoreDefaultArgs: true, args: [...chromiumArgs(false), `--user-data-dir=${path.join(ARTIFACTS, '.profile-docs')}`, 'about:blank'] });
+  browser = await startBrowser();
 });
 test.after.always(async () => {
   await browser?.close();
@@ -190,15 +190,7 @@ test('/docs shows every endpoint with its parameters, a curl example and try-it 
   t.false(JSON.stringify(doc).includes(ADMIN_TOKEN));
 });
 
-async function open(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1200, height: 900 });
-  const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('requestfailed', (request) => errors.push(`failed: ${request.url()}`));
-  return { page, errors };
-}
+const open = () => openPage(browser.browser, { width: 1200, height: 900 }, { failedRequests: true });
 
 /** Fills a try-it form, submits it and waits for its answer; returns the answer element's text. */
 async function tryIt(page: Page, formPath: string, values: Record<string, string>, answer: string): Promise<string> {

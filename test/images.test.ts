@@ -1,15 +1,10 @@
 // Image endpoints through HTTP with the real render farm (headless Chromium, SwiftShader WebGL)
 // and sharp, checked at known pixels of generated skins whose faces carry distinct colours.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import test from 'ava';
 import sharp from 'sharp';
 import { EYE_COLOR, drawSkin, faceColor } from '../scripts/fake-upstream/skin-art.ts';
-import { ROOT } from './helpers/service.ts';
+import { decodePng, pixel as at, saveArtifact, type Picture } from './helpers/png.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
-
-const ARTIFACTS = path.join(ROOT, 'test-artifacts/images');
-mkdirSync(ARTIFACTS, { recursive: true });
 
 let h: SkinsHarness;
 test.before(async () => {
@@ -19,20 +14,12 @@ test.after.always(async () => {
   await h?.stop();
 });
 
-interface Picture { width: number; height: number; data: Buffer }
-
 async function image(pathname: string, name: string): Promise<Picture> {
   const r = await h.get(pathname);
   if (r.status !== 200) throw new Error(`${pathname}: ${r.status} ${r.text.slice(0, 200)}`);
-  writeFileSync(path.join(ARTIFACTS, `${name}.png`), r.bytes);
-  const { data, info } = await sharp(r.bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { width: info.width, height: info.height, data };
+  saveArtifact('images', name, r.bytes);
+  return decodePng(r.bytes);
 }
-
-const at = (p: Picture, x: number, y: number) => {
-  const o = (Math.floor(y) * p.width + Math.floor(x)) * 4;
-  return [p.data[o], p.data[o + 1], p.data[o + 2], p.data[o + 3]];
-};
 
 /** Same hue as the face colour, allowing for the fixed shade per face (0.5 to 1). */
 function isShadeOf(actual: number[], expected: number[]): boolean {
@@ -192,9 +179,8 @@ test('POST /v1/render/{size} renders an uploaded skin; bad files are invalid_ski
   const r = await h.get('/v1/render/96', { method: 'POST', body: form });
   t.is(r.status, 200, r.text.slice(0, 200));
   t.is(r.headers.get('cache-control'), 'no-store');
-  const { data, info } = await sharp(r.bytes).raw().toBuffer({ resolveWithObject: true });
-  writeFileSync(path.join(ARTIFACTS, 'upload.png'), r.bytes);
-  t.true(share({ width: info.width, height: info.height, data }, faceColor('body', 'inner', 'back')) > 0.05);
+  saveArtifact('images', 'upload', r.bytes);
+  t.true(share(await decodePng(r.bytes), faceColor('body', 'inner', 'back')) > 0.05);
 
   const text = new FormData();
   text.set('file', new Blob(['not a png'], { type: 'image/png' }), 'skin.png');

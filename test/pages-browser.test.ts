@@ -3,8 +3,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { chromiumArgs, resolveChromium } from '../renderer/browser.ts';
+import type { LaunchedBrowser } from '../renderer/browser.ts';
+import { openPage, startBrowser } from './helpers/browser.ts';
 import { freePort } from './helpers/redis.ts';
 import { ROOT } from './helpers/service.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
@@ -13,7 +13,7 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts/pages');
 mkdirSync(ARTIFACTS, { recursive: true });
 
 let h: SkinsHarness;
-let browser: Browser;
+let browser: LaunchedBrowser;
 test.before(async () => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
@@ -22,22 +22,14 @@ test.before(async () => {
     SKINS_PORT: String(port), PUBLIC_URL: base, DEMO_PLAYER: 'SlimAlex', RENDER_WORKERS: '1',
     OAUTH_CLIENT_ID: 'pages', OAUTH_CLIENT_SECRET: 'pages-secret', OAUTH_REDIRECT_URL: redirect,
   }, { oauth: { clientId: 'pages', clientSecret: 'pages-secret', redirectUris: [redirect] } });
-  const { executablePath } = await resolveChromium(process.env.CHROMIUM_PATH ?? null);
-  browser = await puppeteer.launch({ executablePath, ignoreDefaultArgs: true, args: [...chromiumArgs(false), `--user-data-dir=${path.join(ARTIFACTS, '.profile')}`, 'about:blank'] });
+  browser = await startBrowser();
 });
 test.after.always(async () => {
   await browser?.close();
   await h?.stop();
 });
 
-async function open(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1000, height: 800 });
-  const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  return { page, errors };
-}
+const open = () => openPage(browser.browser, { width: 1000, height: 800 });
 
 test.serial('log in from the landing page through the consent page and come back logged in', async (t) => {
   const { page, errors } = await open();

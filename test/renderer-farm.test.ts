@@ -3,7 +3,7 @@
 // Real Chromium pages in Piscina workers; one farm for the file, tests in order.
 import { readdirSync, readFileSync } from 'node:fs';
 import test from 'ava';
-import { createRenderFarm, type RenderFarm } from '../renderer/farm.ts';
+import { RenderFarm } from '../renderer/farm.ts';
 import type { RenderJob } from '../renderer/jobs.ts';
 import { normalizeSkin } from '../renderer/skin-normalize.ts';
 import { drawSkin } from '../scripts/fake-upstream/skin-art.ts';
@@ -16,7 +16,7 @@ let job: (yaw: number) => RenderJob;
 const warnings: string[] = [];
 
 test.before(async () => {
-  farm = await createRenderFarm({ workers: 2, browsers: 2, gpu: 'off', queueLimit: 4, batchSize: 1, jobTimeoutMs: 20_000 },
+  farm = await RenderFarm.create({ workers: 2, browsers: 2, gpu: 'off', queueLimit: 4, batchSize: 1, jobTimeoutMs: 20_000 },
     createLogger('warn', {}, (line) => warnings.push(line)));
   const skin = await normalizeSkin(await drawSkin({}));
   job = (yaw) => ({ kind: 'render', skin, slim: false, size: 64, yaw, pitch: 10, shadow: true, outer: true, bg: null });

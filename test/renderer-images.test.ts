@@ -3,7 +3,7 @@
 // the right way round. Real Chromium (SwiftShader WebGL) and sharp; PNGs land in
 // test-artifacts/renderer/ for a person to look at.
 import test from 'ava';
-import { createRenderFarm, type RenderFarm } from '../renderer/farm.ts';
+import { RenderFarm } from '../renderer/farm.ts';
 import type { RenderJob } from '../renderer/jobs.ts';
 import { normalizeCape, normalizeSkin, type NormalizedSkin } from '../renderer/skin-normalize.ts';
 import { EYE_COLOR, drawCape, drawSkin, faceColor } from '../scripts/fake-upstream/skin-art.ts';
@@ -16,7 +16,7 @@ let classic: NormalizedSkin;
 let slim: NormalizedSkin;
 
 test.before(async () => {
-  farm = await createRenderFarm({ workers: 2, gpu: 'off' }, silentLogger);
+  farm = await RenderFarm.create({ workers: 2, gpu: 'off' }, silentLogger);
   classic = await normalizeSkin(await drawSkin({}));
   slim = await normalizeSkin(await drawSkin({ slim: true }));
 });

@@ -46,14 +46,13 @@ export class ImageRenderer {
   /** Decoded skins and capes by texture hash: a cold render of known textures skips the PNG decode. */
   private readonly decoded = new LruMap<Promise<NormalizedSkin>>(512);
   private readonly decodedCapes = new LruMap<Promise<NormalizedCape>>(256);
-
   private readonly lock: RenderLock;
 
   constructor(textures: TextureStore, cache: Cache, farm: () => RenderFarm | null, lock: RenderLock) {
-    this.lock = lock;
     this.textures = textures;
     this.renders = cache.namespace('render', undefined, 0);
     this.farm = farm;
+    this.lock = lock;
   }
 
   /** Answers one image request for a player's profile. */

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { renderAvatar } from '../../renderer/avatar-2d.ts';
-import { createRenderFarm } from '../../renderer/farm.ts';
+import { RenderFarm } from '../../renderer/farm.ts';
 import type { RenderKind } from '../../renderer/jobs.ts';
 import { normalizeCape, normalizeSkin } from '../../renderer/skin-normalize.ts';
 import { silentLogger } from '../../shared/log.ts';
@@ -66,7 +66,7 @@ function appendToSection(file: URL, heading: string, block: string): void {
 
 const skins = await Promise.all(Array.from({ length: 16 }, async (_, i) => normalizeSkin(await drawSkin({ slim: i % 2 === 1, seed: i + 1 }))));
 const cape = await normalizeCape(await drawCape({}));
-const farm = await createRenderFarm({
+const farm = await RenderFarm.create({
   workers: Number(values.workers), browsers: values.browsers ? Number(values.browsers) : undefined, gpu: 'auto', queueLimit: jobs, jobTimeoutMs: 120_000,
 }, silentLogger);
 const info = farm.info();
