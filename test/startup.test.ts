@@ -2,6 +2,7 @@
 // trace on stderr: a bad setting (78, every problem named) or a port already taken (1).
 import net from 'node:net';
 import test from 'ava';
+import { loadConfig } from '../api/config.ts';
 import { startApp } from './helpers/service.ts';
 
 test('a bad setting stops the process with code 78, naming the problem', async (t) => {
@@ -23,4 +24,11 @@ test('a port in use stops the process with code 1 and one start-up line', async 
   t.truthy(failure, error!.message);
   t.regex(JSON.stringify(failure.err), /EADDRINUSE/);
   t.false(lines.some((line) => line.startsWith('file://') || line.startsWith('    at ')), 'no uncaught trace on stderr');
+});
+
+test('RENDER_BROWSERS: a count, or 0 and unset for one per page in software and one on a GPU', (t) => {
+  t.is(loadConfig({ RENDER_BROWSERS: '3' }).render.browsers, 3);
+  t.is(loadConfig({ RENDER_BROWSERS: '0' }).render.browsers, undefined);
+  t.is(loadConfig({}).render.browsers, undefined);
+  t.throws(() => loadConfig({ RENDER_BROWSERS: '65' }), { message: /RENDER_BROWSERS/ });
 });
