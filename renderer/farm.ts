@@ -1,7 +1,8 @@
 // The render farm: a Piscina pool of workers, each driving one page in a headless Chromium that
 // the main thread starts. Jobs wait in one bounded queue; every free worker takes the queued jobs
-// (up to a batch) in one call, so batches grow with load and latency stays low when idle. A
-// crashed page or browser is replaced and its jobs retried once.
+// (up to a batch) in one call, so batches grow with load and latency stays low when idle; a busy
+// page may already hold its next batch (BATCHES_PER_PAGE). A crashed page or browser is replaced
+// and its jobs retried once.
 //
 // Without a GPU every page gets a browser of its own by default: each browser has one GPU
 // process (SwiftShader) that draws for all of its pages in turn; two pages in two browsers drew
@@ -31,6 +32,15 @@ export interface RenderFarmConfig {
 export interface FarmStats { workers: number; pagesAlive: number; queued: number; running: number; completed: number; failed: number; browserRestarts: number }
 export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: boolean; executable: string; browsers: number }
 
+/**
+ * A page that is drawing may already hold its next batch, when at least half a batch waits: it
+ * starts on it the moment it is done. Otherwise it sat idle until this (busy) thread had heard
+ * back and dispatched again, about half the time under the embed load. Smaller leftovers wait
+ * for a free page, so batches stay large. Embed p99 47.6 -> 44.4 ms (means of 5 alternating
+ * pairs), for ~7% fewer requests/s.
+ */
+const BATCHES_PER_PAGE = 2;
+
 const shuttingDown = () => new ApiError('overloaded', { detail: 'render farm closed', retryAfter: 5 });
 
 interface Pending { job: RenderJob; attempts: number; resolve: (png: Buffer) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout; done: boolean }
@@ -43,6 +53,8 @@ export class RenderFarm {
   private relaunching: Promise<void> | null = null;
   private readonly queue: Pending[] = [];
   private running = 0;
+  /** Jobs in batches handed to a page that was still drawing: they wait there, and count as queued. */
+  private waitingAtPages = 0;
   private closed = false;
   private closing: Promise<void> | null = null;
   private readonly counters = { completed: 0, failed: 0, browserRestarts: 0 };
@@ -56,7 +68,7 @@ export class RenderFarm {
       filename: new URL('./render-worker.ts', import.meta.url).href,
       minThreads: config.workers,
       maxThreads: config.workers,
-      concurrentTasksPerWorker: 1,
+      concurrentTasksPerWorker: BATCHES_PER_PAGE,
       idleTimeout: Number.MAX_SAFE_INTEGER,
       // Each worker takes the next number from this counter: its page lives in browser number % browsers.
       workerData: { slots: new SharedArrayBuffer(4) },
@@ -110,7 +122,7 @@ export class RenderFarm {
 
   render(job: RenderJob): Promise<Buffer> {
     if (this.closed) return Promise.reject(shuttingDown());
-    if (this.queue.length >= this.config.queueLimit) {
+    if (this.queue.length + this.waitingAtPages >= this.config.queueLimit) {
       return Promise.reject(new ApiError('overloaded', { detail: '渲染队列已满', retryAfter: 1 }));
     }
     return new Promise<Buffer>((resolve, reject) => {
@@ -136,17 +148,23 @@ export class RenderFarm {
     }
   }
 
-  /** Hands queued jobs to free workers, a batch each. */
+  /** Hands queued jobs to workers, a batch each (see BATCHES_PER_PAGE for a busy one). */
   private dispatch(): void {
-    while (this.running < this.config.workers && this.queue.length > 0 && !this.relaunching) {
+    while (this.queue.length > 0 && !this.relaunching && this.mayStartBatch()) {
       const batch = this.queue.splice(0, this.config.batchSize).filter((p) => !p.done);
       if (batch.length === 0) continue;
       this.running += 1;
-      void this.runBatch(batch);
+      void this.runBatch(batch, this.running > this.config.workers);
     }
   }
 
-  private async runBatch(batch: Pending[]): Promise<void> {
+  private mayStartBatch(): boolean {
+    if (this.running < this.config.workers) return true;
+    return this.running < this.config.workers * BATCHES_PER_PAGE && this.queue.length >= Math.ceil(this.config.batchSize / 2);
+  }
+
+  private async runBatch(batch: Pending[], early: boolean): Promise<void> {
+    if (early) this.waitingAtPages += batch.length;
     let images: WorkerResult['images'] = [];
     let failure: unknown = null;
     try {
@@ -160,6 +178,7 @@ export class RenderFarm {
     }
     // Not running any more before anyone hears the outcome: stats() agree with what callers saw.
     this.running -= 1;
+    if (early) this.waitingAtPages -= batch.length;
     if (failure && this.closed) {
       for (const pending of batch) this.settle(pending, shuttingDown());
     } else if (failure) {
@@ -219,7 +238,7 @@ export class RenderFarm {
     // Worker n's page lives in browser n % browsers.
     let pagesAlive = 0;
     for (let n = 0; n < workers; n += 1) if (this.browsers[n % this.browsers.length].browser.connected) pagesAlive += 1;
-    return { workers, pagesAlive, queued: this.queue.length, running: this.running, ...this.counters };
+    return { workers, pagesAlive, queued: this.queue.length + this.waitingAtPages, running: this.running, ...this.counters };
   }
 
   info(): FarmInfo {

@@ -53,17 +53,20 @@ const slot = Atomics.add(new Int32Array((Piscina.workerData as { slots: SharedAr
 
 interface PageState {
   endpoint: string; browser: Browser; page: Page; cdp: CDPSession; textures: PageTextures;
+  /** Which opening this is: a failure reported late by an older page must not drop a newer one. */
+  generation: number;
   /** Rejects when the page crashes: CDP calls to a crashed page never answer, so they race this. */
   crashed: Promise<never>;
 }
 let state: Promise<PageState> | null = null;
 let stateEndpoint = '';
+let generation = 0;
 
-async function openPage(endpoint: string): Promise<PageState> {
+async function openPage(endpoint: string, opening: number): Promise<PageState> {
   const browser = await puppeteer.connect({ browserWSEndpoint: endpoint, defaultViewport: null, protocolTimeout: 60_000 });
   const page = await browser.newPage();
   try {
-    return await loadScene(browser, page, endpoint);
+    return { ...await loadScene(browser, page), endpoint, generation: opening };
   } catch (error) {
     // A page that did not come up is closed, so a retry starts clean.
     await page.close().catch(() => {});
@@ -72,7 +75,7 @@ async function openPage(endpoint: string): Promise<PageState> {
   }
 }
 
-async function loadScene(browser: Browser, page: Page, endpoint: string): Promise<PageState> {
+async function loadScene(browser: Browser, page: Page): Promise<Omit<PageState, 'endpoint' | 'generation'>> {
   await page.setRequestInterception(true);
   page.on('request', (request) => {
     const file = FILES[new URL(request.url()).pathname];
@@ -85,16 +88,20 @@ async function loadScene(browser: Browser, page: Page, endpoint: string): Promis
   const cdp = await page.createCDPSession();
   const crashed = new Promise<never>((_, reject) => page.once('error', reject));
   crashed.catch(() => {});
-  return { endpoint, browser, page, cdp, textures: new PageTextures(), crashed };
+  return { browser, page, cdp, textures: new PageTextures(), crashed };
 }
 
 async function pageFor(endpoint: string): Promise<PageState> {
-  if (state && stateEndpoint === endpoint) {
-    const current = await state.catch(() => null);
+  // Two batches can ask at once: only one of them replaces a dead page, the other waits for it.
+  while (state && stateEndpoint === endpoint) {
+    const asked = state;
+    const current = await asked.catch(() => null);
     if (current && current.browser.connected && !current.page.isClosed()) return current;
+    if (state === asked) break;
   }
   stateEndpoint = endpoint;
-  state = openPage(endpoint);
+  generation += 1;
+  state = openPage(endpoint, generation);
   return state;
 }
 
@@ -115,7 +122,7 @@ async function evaluate(current: PageState, expression: string, timeoutMs: numbe
 
 /** Forgets a page that failed (crashed, hung or lost its browser): the next task opens a new one. */
 function drop(current: PageState): void {
-  if (state && stateEndpoint === current.endpoint) state = null;
+  if (current.generation === generation) state = null;
   void current.page.close().catch(() => {}).finally(() => current.browser.disconnect().catch(() => {}));
 }
 

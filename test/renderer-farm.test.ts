@@ -63,6 +63,26 @@ test.serial('warm at creation: it knows its browsers and WebGL renderer, and the
   t.like(farm.stats(), { workers: 2, pagesAlive: 2, queued: 0, running: 0, completed: 1, failed: 0 });
 });
 
+test.serial('a page still drawing takes its next batch early, but only when half a batch waits', async (t) => {
+  const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', queueLimit: 100, batchSize: 4, jobTimeoutMs: 20_000 },
+    createLogger('warn', {}, (line) => warnings.push(line)));
+  try {
+    // Everything up to the first await runs before the page can answer anything.
+    const first = one.render(job(1));
+    t.like(one.stats(), { running: 1, queued: 0 }, 'a free page takes a job at once');
+    const second = one.render(job(2));
+    t.like(one.stats(), { running: 1, queued: 1 }, 'one waiting job is less than half a batch: it stays');
+    const third = one.render(job(3));
+    t.like(one.stats(), { running: 2, queued: 2 }, 'two are half a batch: they go to the busy page, still counted as queued');
+    const fourth = one.render(job(4));
+    t.like(one.stats(), { running: 2, queued: 3 }, 'never more than two batches per page');
+    t.true((await Promise.all([first, second, third, fourth])).every(isPng));
+    t.like(one.stats(), { running: 0, queued: 0, completed: 4, failed: 0 });
+  } finally {
+    await one.close();
+  }
+});
+
 test.serial('crashed pages are replaced and their jobs retried', async (t) => {
   const renderers = farm.browserPids().flatMap((pid) => descendants(pid, '--type=renderer'));
   t.true(renderers.length >= 2);
