@@ -1,8 +1,9 @@
-// The render farm: a Piscina pool of workers, each driving one page in a headless Chromium that
-// the main thread starts. Jobs wait in one bounded queue; every free worker takes the queued jobs
-// (up to a batch) in one call, so batches grow with load and latency stays low when idle; a busy
-// page may already hold its next batch (BATCHES_PER_PAGE). A crashed page or browser is replaced
-// and its jobs retried once.
+// The render farm: Piscina worker threads, each driving one page in a headless Chromium that the
+// main thread starts. Each page has a Piscina of its own (one thread), so the farm chooses which
+// page a batch goes to. Jobs wait in one bounded queue; every idle page takes the queued jobs (up
+// to a batch) in one call, so batches grow with load and latency stays low when idle; a busy page
+// may already hold its next batch (BATCHES_PER_PAGE). A crashed page or browser is replaced and
+// its jobs retried once.
 //
 // Without a GPU every page gets a browser of its own by default: each browser has one GPU
 // process (SwiftShader) that draws for all of its pages in turn; two pages in two browsers drew
@@ -45,14 +46,16 @@ const shuttingDown = () => new ApiError('overloaded', { detail: 'render farm clo
 
 interface Pending { job: RenderJob; attempts: number; resolve: (png: Buffer) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout; done: boolean }
 
+/** One page: the single-thread Piscina whose worker drives it, and the batches handed to it. */
+interface PageSlot { pool: Piscina<WorkerTask, WorkerResult>; batches: number }
+
 export class RenderFarm {
   private readonly config: Required<RenderFarmConfig>;
   private readonly log: Logger;
-  private readonly pool: Piscina<WorkerTask, WorkerResult>;
+  private readonly pages: PageSlot[];
   private readonly browsers: LaunchedBrowser[];
   private relaunching: Promise<void> | null = null;
   private readonly queue: Pending[] = [];
-  private running = 0;
   /** Jobs in batches handed to a page that was still drawing: they wait there, and count as queued. */
   private waitingAtPages = 0;
   private closed = false;
@@ -64,15 +67,18 @@ export class RenderFarm {
     this.config = config;
     this.log = log;
     this.browsers = browsers;
-    this.pool = new Piscina<WorkerTask, WorkerResult>({
-      filename: new URL('./render-worker.ts', import.meta.url).href,
-      minThreads: config.workers,
-      maxThreads: config.workers,
-      concurrentTasksPerWorker: BATCHES_PER_PAGE,
-      idleTimeout: Number.MAX_SAFE_INTEGER,
-      // Each worker takes the next number from this counter: its page lives in browser number % browsers.
-      workerData: { slots: new SharedArrayBuffer(4) },
-    });
+    this.pages = Array.from({ length: config.workers }, (_, slot) => ({
+      batches: 0,
+      pool: new Piscina<WorkerTask, WorkerResult>({
+        filename: new URL('./render-worker.ts', import.meta.url).href,
+        minThreads: 1,
+        maxThreads: 1,
+        concurrentTasksPerWorker: BATCHES_PER_PAGE,
+        idleTimeout: Number.MAX_SAFE_INTEGER,
+        // Page number `slot` lives in browser slot % browsers.
+        workerData: { slot },
+      }),
+    }));
     const [first] = browsers;
     this.infoCache = { browserVersion: '', webglRenderer: '', gpu: first.gpu, executable: first.resolved.executablePath, browsers: browsers.length };
     for (const browser of browsers) this.watch(browser);
@@ -93,16 +99,16 @@ export class RenderFarm {
     };
     const browsers = await Promise.all(Array.from({ length: full.browsers }, () => launchBrowser(full.chromiumPath, full.gpu, log)));
     const farm = new RenderFarm(full, log, browsers);
-    const warm = async () => {
+    const warm = async ({ pool }: PageSlot) => {
       try {
-        return await farm.pool.run(farm.task([], true));
+        return await pool.run(farm.task([], true));
       } catch (error) {
         log.warn('a render page did not start; trying again', { err: (error as Error).message });
-        return farm.pool.run(farm.task([], true));
+        return pool.run(farm.task([], true));
       }
     };
     try {
-      const infos = await Promise.all(Array.from({ length: workers }, warm));
+      const infos = await Promise.all(farm.pages.map(warm));
       const webglRenderer = infos[0].info?.renderer ?? 'unknown';
       // GPU flags do not guarantee a GPU: the renderer string says what WebGL really runs on.
       const onGpu = full.gpu === 'on' && !/swiftshader|llvmpipe|software/i.test(webglRenderer);
@@ -148,27 +154,31 @@ export class RenderFarm {
     }
   }
 
-  /** Hands queued jobs to workers, a batch each (see BATCHES_PER_PAGE for a busy one). */
+  /** Hands queued jobs to pages, a batch each. */
   private dispatch(): void {
-    while (this.queue.length > 0 && !this.relaunching && this.mayStartBatch()) {
+    while (this.queue.length > 0 && !this.relaunching) {
+      const page = this.pageForBatch();
+      if (!page) return;
       const batch = this.queue.splice(0, this.config.batchSize).filter((p) => !p.done);
-      if (batch.length === 0) continue;
-      this.running += 1;
-      void this.runBatch(batch, this.running > this.config.workers);
+      if (batch.length > 0) void this.runBatch(page, batch);
     }
   }
 
-  private mayStartBatch(): boolean {
-    if (this.running < this.config.workers) return true;
-    return this.running < this.config.workers * BATCHES_PER_PAGE && this.queue.length >= Math.ceil(this.config.batchSize / 2);
+  /** An idle page; else, when at least half a batch waits, a page with room (BATCHES_PER_PAGE). */
+  private pageForBatch(): PageSlot | undefined {
+    const idle = this.pages.find((p) => p.batches === 0);
+    if (idle || this.queue.length < Math.ceil(this.config.batchSize / 2)) return idle;
+    return this.pages.find((p) => p.batches < BATCHES_PER_PAGE);
   }
 
-  private async runBatch(batch: Pending[], early: boolean): Promise<void> {
+  private async runBatch(page: PageSlot, batch: Pending[]): Promise<void> {
+    const early = page.batches > 0;
+    page.batches += 1;
     if (early) this.waitingAtPages += batch.length;
     let images: WorkerResult['images'] = [];
     let failure: unknown = null;
     try {
-      images = (await this.pool.run(this.task(batch.map((p) => toWireJob(p.job))))).images ?? [];
+      images = (await page.pool.run(this.task(batch.map((p) => toWireJob(p.job))))).images ?? [];
     } catch (error) {
       failure = error;
       if (!this.closed) {
@@ -177,7 +187,7 @@ export class RenderFarm {
       }
     }
     // Not running any more before anyone hears the outcome: stats() agree with what callers saw.
-    this.running -= 1;
+    page.batches -= 1;
     if (early) this.waitingAtPages -= batch.length;
     if (failure && this.closed) {
       for (const pending of batch) this.settle(pending, shuttingDown());
@@ -238,7 +248,7 @@ export class RenderFarm {
     // Worker n's page lives in browser n % browsers.
     let pagesAlive = 0;
     for (let n = 0; n < workers; n += 1) if (this.browsers[n % this.browsers.length].browser.connected) pagesAlive += 1;
-    return { workers, pagesAlive, queued: this.queue.length + this.waitingAtPages, running: this.running, ...this.counters };
+    return { workers, pagesAlive, queued: this.queue.length + this.waitingAtPages, running: this.pages.reduce((n, p) => n + p.batches, 0), ...this.counters };
   }
 
   info(): FarmInfo {
@@ -251,7 +261,7 @@ export class RenderFarm {
       this.closed = true;
       for (const pending of this.queue.splice(0)) this.settle(pending, shuttingDown());
       await this.relaunching;
-      await this.pool.destroy();
+      await Promise.all(this.pages.map((p) => p.pool.destroy()));
       await Promise.all(this.browsers.map((b) => b.close()));
     })();
     return this.closing;

@@ -48,8 +48,8 @@ class PageTextures {
   }
 }
 
-/** This worker's number, from the farm's shared counter: its page lives in browser slot % browsers. */
-const slot = Atomics.add(new Int32Array((Piscina.workerData as { slots: SharedArrayBuffer }).slots), 0, 1);
+/** This worker's page number: the page lives in browser slot % browsers. */
+const { slot } = Piscina.workerData as { slot: number };
 
 interface PageState {
   endpoint: string; browser: Browser; page: Page; cdp: CDPSession; textures: PageTextures;
