@@ -1,5 +1,6 @@
 // The render farm as a service: warm at creation, reports what it runs on, survives a killed
-// page or browser (the job is retried once), refuses work beyond its queue, closes cleanly.
+// page or browser (the job is retried once) and a hung page, refuses work beyond its queue,
+// closes cleanly.
 // Real Chromium pages in Piscina workers; one farm for the file, tests in order.
 import { readdirSync, readFileSync } from 'node:fs';
 import test from 'ava';
@@ -102,6 +103,29 @@ test.serial('a killed browser is replaced and rendering goes on', async (t) => {
   t.false(farm.browserPids().includes(dead));
   t.true(farm.browserPids().includes(alive));
   t.like(farm.stats(), { pagesAlive: 2, failed: 0 });
+});
+
+test.serial('a hung page is given up after the job timeout and replaced; rendering goes on', async (t) => {
+  const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', jobTimeoutMs: 1500 },
+    createLogger('warn', {}, (line) => warnings.push(line)));
+  const stopped = one.browserPids().flatMap((pid) => descendants(pid, '--type=renderer'));
+  try {
+    t.true(stopped.length > 0);
+    for (const pid of stopped) process.kill(pid, 'SIGSTOP');
+    const error = await t.throwsAsync(() => one.render(job(60)));
+    t.is((error as ApiError).code, 'render_failed');
+    // The frozen renderers stay frozen until the end: only a page the worker opened anew can draw this.
+    t.true(isPng(await one.render(job(61))));
+  } finally {
+    for (const pid of stopped) {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // already gone with its page
+      }
+    }
+    await one.close();
+  }
 });
 
 test.serial('a full queue answers overloaded at once, with Retry-After', async (t) => {
