@@ -29,13 +29,18 @@ export async function resolveChromium(configured: string | null): Promise<Resolv
  * The rule of gpu 'auto': a GPU is assumed when the host exposes an NVIDIA device or a DRM render
  * node (/dev/dri/renderD*), as a container does when it is given a GPU.
  */
-export function gpuPresent(): boolean {
+function gpuPresent(): boolean {
   if (existsSync('/dev/nvidia0')) return true;
   try {
     return readdirSync('/dev/dri').some((name) => name.startsWith('renderD'));
   } catch {
     return false;
   }
+}
+
+/** Whether a mode means the GPU on this host. */
+export function wantsGpu(mode: GpuMode): boolean {
+  return mode === 'on' || (mode === 'auto' && gpuPresent());
 }
 
 export function chromiumArgs(gpu: boolean): string[] {
@@ -107,7 +112,7 @@ async function startChromium(executablePath: string, gpu: boolean, log: Logger):
 
 export async function launchBrowser(configured: string | null, mode: GpuMode, log: Logger): Promise<LaunchedBrowser> {
   const resolved = await resolveChromium(configured);
-  const gpu = mode === 'on' || (mode === 'auto' && gpuPresent());
+  const gpu = wantsGpu(mode);
   const { browser, userDataDir } = await startChromium(resolved.executablePath, gpu, log);
   log.info('chromium started', { executable: resolved.executablePath, origin: resolved.origin, version: await browser.version(), gpu });
   // A session of its own for liveness probes: Browser.version() answers from a cache.

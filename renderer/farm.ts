@@ -12,7 +12,7 @@
 import { Piscina } from 'piscina';
 import { ApiError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
-import { gpuPresent, launchBrowser, type GpuMode, type LaunchedBrowser } from './browser.ts';
+import { launchBrowser, wantsGpu, type GpuMode, type LaunchedBrowser } from './browser.ts';
 import { toWireJob, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
 
 export interface RenderFarmConfig {
@@ -87,7 +87,7 @@ export class RenderFarm {
   /** Starts the browsers and warms every worker's page, so the first request pays no start-up. */
   static async create(config: RenderFarmConfig, log: Logger): Promise<RenderFarm> {
     const workers = Math.max(1, config.workers);
-    const gpu = config.gpu === 'on' || (config.gpu === 'auto' && gpuPresent());
+    const gpu = wantsGpu(config.gpu);
     const full: Required<RenderFarmConfig> = {
       workers,
       gpu: gpu ? 'on' : 'off',
@@ -244,11 +244,9 @@ export class RenderFarm {
   }
 
   stats(): FarmStats {
-    const { workers } = this.config;
-    // Worker n's page lives in browser n % browsers.
-    let pagesAlive = 0;
-    for (let n = 0; n < workers; n += 1) if (this.browsers[n % this.browsers.length].browser.connected) pagesAlive += 1;
-    return { workers, pagesAlive, queued: this.queue.length + this.waitingAtPages, running: this.pages.reduce((n, p) => n + p.batches, 0), ...this.counters };
+    // Page n lives in browser n % browsers.
+    const pagesAlive = this.pages.filter((_, n) => this.browsers[n % this.browsers.length].browser.connected).length;
+    return { workers: this.config.workers, pagesAlive, queued: this.queue.length + this.waitingAtPages, running: this.pages.reduce((n, p) => n + p.batches, 0), ...this.counters };
   }
 
   info(): FarmInfo {

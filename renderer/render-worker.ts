@@ -23,6 +23,9 @@ const LAYOUT = {
   cape: { size: CAPE_SIZE, faces: capeFaces() },
 };
 
+/** Textures a page keeps (the newest): the page evicts by this and the worker mirrors it. */
+const TEXTURE_LIMIT = 64;
+
 // Everything the page loads is served from here: no network, no CDN.
 const FILES: Record<string, { type: string; body: string }> = {
   '/index.html': {
@@ -33,17 +36,17 @@ const FILES: Record<string, { type: string; body: string }> = {
   '/three.core.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.core.js'), 'utf8') },
   '/scene.js': { type: 'text/javascript', body: readFileSync(path.join(here, 'page/scene.js'), 'utf8') },
   '/skin-layout.js': { type: 'text/javascript', body: `export default ${JSON.stringify(LAYOUT)};` },
+  '/page-settings.js': { type: 'text/javascript', body: `export const TEXTURE_LIMIT = ${TEXTURE_LIMIT};` },
 };
 
-/** Texture keys the page holds, in its own eviction order (it keeps the newest 64). */
+/** Texture keys the page holds, in its own eviction order (it keeps the newest TEXTURE_LIMIT). */
 class PageTextures {
   private readonly keys = new Set<string>();
-  static readonly LIMIT = 64;
 
   forPage(texture: WireTexture): PageTexture {
     if (this.keys.has(texture.key)) return { key: texture.key, width: texture.width, height: texture.height, base64: null };
     this.keys.add(texture.key);
-    if (this.keys.size > PageTextures.LIMIT) this.keys.delete(this.keys.values().next().value!);
+    if (this.keys.size > TEXTURE_LIMIT) this.keys.delete(this.keys.values().next().value!);
     return { key: texture.key, width: texture.width, height: texture.height, base64: Buffer.from(texture.data.buffer, texture.data.byteOffset, texture.data.byteLength).toString('base64') };
   }
 }

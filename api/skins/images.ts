@@ -44,7 +44,7 @@ export class ImageRenderer {
   private readonly inflight = new Coalescer();
   private readonly farm: () => RenderFarm | null;
   /** Decoded skins and capes by texture hash: a cold render of known textures skips the PNG decode. */
-  private readonly decoded = new LruMap<Promise<NormalizedSkin>>(512);
+  private readonly decodedSkins = new LruMap<Promise<NormalizedSkin>>(512);
   private readonly decodedCapes = new LruMap<Promise<NormalizedCape>>(256);
   private readonly lock: RenderLock;
 
@@ -84,7 +84,7 @@ export class ImageRenderer {
   }
 
   private skin(url: string, hash: string): Promise<NormalizedSkin> {
-    return this.decode(this.decoded, url, hash, normalizeSkin);
+    return this.decode(this.decodedSkins, url, hash, normalizeSkin);
   }
 
   private async capeOrNull(url: string, hash: string): Promise<NormalizedCape | null> {

@@ -4,6 +4,7 @@
 // fitted to what is drawn so the figure is centred with a margin at any yaw and pitch.
 import * as THREE from 'three';
 import LAYOUT from '/skin-layout.js';
+import { TEXTURE_LIMIT } from '/page-settings.js';
 
 // Colours are texel values, not colours to manage: what the skin says is what the PNG gets.
 THREE.ColorManagement.enabled = false;
@@ -253,8 +254,8 @@ function texture({ key, base64, width, height }) {
     if (!base64) throw new Error(`texture ${key} is not in the page`);
     t = rgbaTexture(base64, width, height);
     textures.set(key, t);
-    // A page keeps the textures of its recent jobs only.
-    if (textures.size > 64) {
+    // A page keeps the textures of its recent jobs only (the worker mirrors this order).
+    if (textures.size > TEXTURE_LIMIT) {
       const [oldKey, old] = textures.entries().next().value;
       materials.get(old)?.dispose();
       materials.delete(old);
