@@ -7,6 +7,7 @@ import { lagMonitor } from './load-shed.ts';
 import { jsonSerializer } from './envelope.ts';
 import { errorHandler, type ErrorFormatter } from './errors.ts';
 import { requestContext, type RequestState } from './request-context.ts';
+import { ServiceRoutes } from './routes.ts';
 
 export type AppState = RequestState;
 
@@ -17,7 +18,9 @@ export interface HttpAppOptions {
   maxLagMs?: number;
 }
 
-export function createHttpApp(options: HttpAppOptions): Koa<AppState> {
+export interface HttpApp { app: Koa<AppState>; routes: ServiceRoutes }
+
+export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = new Koa<AppState>({ proxy: options.trustProxy });
   // Errors are answered by errorHandler; Koa's default logger would print stack traces.
   app.silent = true;
@@ -28,5 +31,7 @@ export function createHttpApp(options: HttpAppOptions): Koa<AppState> {
   app.use(errorHandler(options.formatError, () => options.log));
   app.use(metricsRoute());
   app.use(lagMonitor.middleware(options.maxLagMs ?? 250));
-  return app;
+  const routes = new ServiceRoutes(app);
+  app.use(routes.methodGuard());
+  return { app, routes };
 }

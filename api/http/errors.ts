@@ -6,6 +6,23 @@ import type { Logger } from '../../shared/log.ts';
 
 export type ErrorFormatter = (error: ApiError, ctx: Context) => unknown;
 
+/** How long a CDN or browser may keep a 404 (the negative lookup cache time by default). */
+export const NOT_FOUND_MAX_AGE = 60;
+
+/** Headers set before an error that still describe the error reply; every other one is dropped. */
+const KEPT_ON_ERROR = /^(access-control-|x-request-id$|x-powered-by$|x-ratelimit-|retry-after$)/;
+
+/**
+ * Clears what the handler set for a success (ETag, Cache-Control, Content-Disposition...), as
+ * Koa's own onerror does, so an outage or a miss is never cached as if it were the image.
+ */
+function resetHeaders(ctx: Context, error: ApiError): void {
+  for (const name of ctx.res.getHeaderNames()) if (!KEPT_ON_ERROR.test(name)) ctx.res.removeHeader(name);
+  for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+  if (error.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(error.retryAfter))));
+  ctx.set('Cache-Control', error.status === 404 ? `public, max-age=${NOT_FOUND_MAX_AGE}` : 'no-store');
+}
+
 const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   400: 'bad_request',
   404: 'route_not_found',
@@ -19,7 +36,6 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
 export function toApiError(error: unknown): ApiError | null {
   if (isApiError(error)) return error;
   const e = error as { status?: number; expose?: boolean; message?: string; code?: string } | null;
-  if (e?.code === 'LIMIT_FILE_SIZE') return new ApiError('payload_too_large', { detail: 'file', cause: error });
   if (e && typeof e.status === 'number' && e.expose && HTTP_STATUS_CODES[e.status]) {
     return new ApiError(HTTP_STATUS_CODES[e.status], { cause: error });
   }
@@ -39,9 +55,10 @@ export function errorHandler(format: ErrorFormatter, log: () => Logger): Middlew
       } else if (apiError.status >= 500) {
         log().warn('request failed', { code: apiError.code, detail: apiError.detail, path: ctx.path });
       }
+      // Part of a reply is already on the wire: nothing truthful can follow, Koa ends it.
+      if (ctx.headerSent) return;
+      resetHeaders(ctx, apiError);
       ctx.status = apiError.status;
-      for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
-      if (apiError.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(apiError.retryAfter))));
       ctx.body = format(apiError, ctx);
     }
   };

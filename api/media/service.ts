@@ -49,10 +49,9 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   const access = new PrivateAccess({ verifier, signer, limiter: deps.limiter, tokenTtlSeconds: settings.tokenTtlSeconds });
   const counter: CallCounter = await createCallCounter(deps.redis, settings.dataDir, log);
 
-  const app = createHttpApp({ service: 'media', version: VERSION, log, trustProxy: deps.config.trustProxy, formatError: errorEnvelope });
+  const { app, routes } = createHttpApp({ service: 'media', version: VERSION, log, trustProxy: deps.config.trustProxy, formatError: errorEnvelope });
   const router = mediaRouter({ library, scanner, access, counter, limiter: deps.limiter, settings, version: VERSION });
-  app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  routes.mount(router);
 
   return {
     app,

@@ -51,11 +51,10 @@ export class SearchService implements Service {
       new PlayersSource(deps),
       ipAnalyser, domainAnalyser, phoneAnalyser, macAnalyser, emailAnalyser,
     ];
-    this.app = createHttpApp({ service: 'search', version: VERSION, log: deps.log, trustProxy: deps.config.trustProxy, formatError: formatSearchError });
-    for (const router of [searchRouter(this), adminRouter(this.keys, deps.config.search.adminToken, deps.limiter)]) {
-      this.app.use(router.routes());
-      this.app.use(router.allowedMethods({ throw: true }));
-    }
+    const { app, routes } = createHttpApp({ service: 'search', version: VERSION, log: deps.log, trustProxy: deps.config.trustProxy, formatError: formatSearchError });
+    this.app = app;
+    routes.mount(searchRouter(this));
+    routes.mount(adminRouter(this.keys, deps.config.search.adminToken, deps.limiter));
   }
 
   /** Runs a search and writes its audit line (a hash of the query, never the query). */

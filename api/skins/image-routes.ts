@@ -1,10 +1,10 @@
 // Image endpoints: GET avatar/head/body/render/cube of a player, POST render of an uploaded skin.
-import multer from '@koa/multer';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
 import { queryParam } from '../http/body.ts';
+import { singleFileForm } from '../http/multipart.ts';
 import { parseImageOptions, type ImageKind } from './image-params.ts';
 import { imageEtag, sendPng } from './image-response.ts';
 import type { SkinsService } from './service.ts';
@@ -25,8 +25,9 @@ export function imageRouter(service: SkinsService, limit: Middleware): Router {
     router.get(`/v1/${kind}/:name/:size`, limit, image(kind));
   }
 
-  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: MAX_SKIN_BYTES, files: 1, fields: 20 } });
-  router.post('/v1/render/:size', limit, upload.single('file'), async (ctx: Context) => {
+  // Render parameters are short: 1 KiB a field is plenty and keeps 20 fields small.
+  const upload = singleFileForm('file', { fileSize: MAX_SKIN_BYTES, fields: 20, fieldSize: 1024 });
+  router.post('/v1/render/:size', limit, upload, async (ctx: Context) => {
     const file = (ctx as Context & { file?: UploadedFile }).file;
     if (!file) throw new ApiError('missing_param', { detail: 'file (multipart/form-data)' });
     const fields = (ctx.request as { body?: Record<string, string> }).body ?? {};

@@ -80,7 +80,8 @@ export class SkinsService implements Service {
       ? new ExternalAccount(external.client, config.external, { clientId, clientSecret, redirectUrl, scopes })
       : null;
 
-    this.app = createHttpApp({ service: 'skins', version: VERSION, log, trustProxy: config.trustProxy, formatError: errorEnvelope, accessLog: config.accessLog, maxLagMs: config.maxLagMs });
+    const { app, routes } = createHttpApp({ service: 'skins', version: VERSION, log, trustProxy: config.trustProxy, formatError: errorEnvelope, accessLog: config.accessLog, maxLagMs: config.maxLagMs });
+    this.app = app;
     const secure = config.publicUrl.startsWith('https:');
     if (secure) {
       // TLS ends at the proxy in front of us; the cookie must still be marked Secure.
@@ -91,10 +92,7 @@ export class SkinsService implements Service {
     }
     const normal = this.limiter.middleware(RATE_GROUPS.normal);
     const image = this.limiter.middleware(RATE_GROUPS.image);
-    const mount = (router: ReturnType<typeof skinsRouter>) => {
-      this.app.use(router.routes());
-      this.app.use(router.allowedMethods({ throw: true }));
-    };
+    const mount = (router: ReturnType<typeof skinsRouter>) => routes.mount(router);
     // Data and image routes come first: they never touch the session, so they pay nothing for it.
     mount(skinsRouter(this));
     mount(imageRouter(this, image));
