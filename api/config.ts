@@ -2,6 +2,7 @@
 // Every problem is reported together, each naming the variable and what it accepts.
 import os from 'node:os';
 import type { LogLevel } from '../shared/log.ts';
+import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
 import { parseBudget, type BudgetSpec } from './skins/upstream/budget.ts';
 
 export type ServiceName = 'skins' | 'media' | 'search';
@@ -19,8 +20,8 @@ export interface Config {
   accessLog: boolean;
   /** Mean event-loop lag (ms) above which requests are shed with 503 (0 = never). */
   maxLagMs: number;
-  /** Trust X-Forwarded-For for the client IP (only behind a known proxy). */
-  trustProxy: boolean;
+  /** Which peers' X-Forwarded-* headers count (false, a hop count, proxy addresses, or all). */
+  trustProxy: TrustProxy;
   official: { enabled: boolean; apiUrl: string; servicesUrl: string; sessionUrl: string };
   external: { enabled: boolean; url: string; yggdrasilUrl: string };
   /** Explicit allow-list; null = textures.minecraft.net + the external metadata's skinDomains. */
@@ -97,6 +98,15 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`${name} must be true or false (got "${raw}")`);
     return fallback;
   };
+  const trustProxy = (): TrustProxy => {
+    const raw = env.TRUST_PROXY?.trim();
+    try {
+      return parseTrustProxy(['no', 'off'].includes(raw?.toLowerCase() ?? '') ? 'false' : raw);
+    } catch (error) {
+      problems.push(`TRUST_PROXY must be false, true, a hop count (1-32) or a comma list of proxy addresses/CIDRs: ${(error as Error).message}`);
+      return { mode: 'none' };
+    }
+  };
   const url = (name: string, fallback: string): string => {
     const value = str(name, fallback).replace(/\/+$/, '');
     try {
@@ -154,7 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: url('PUBLIC_URL', `http://localhost:${ports.skins}`),
     publicUrlExplicit: !!env.PUBLIC_URL?.trim(),
     logLevel: oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
-    trustProxy: bool('TRUST_PROXY', false),
+    trustProxy: trustProxy(),
     accessLog: bool('ACCESS_LOG', true),
     maxLagMs: int('MAX_EVENT_LOOP_LAG_MS', 250, 0, 60_000),
     official: {

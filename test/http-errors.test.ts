@@ -99,7 +99,7 @@ function multipart(parts: Array<{ name: string; filename?: string; body: Buffer 
 test('a malformed upload form is 400 and an oversized field 413, never a 500', async (t) => {
   const skin = (await skins('/v1/skin/ClassicSteve')).bytes;
   t.is(skin.subarray(1, 4).toString(), 'PNG');
-  const post = (body: Buffer, type = 'multipart/form-data; boundary=skinfarm-test-boundary') => skins('/v1/render/64', { method: 'POST', body, headers: { 'content-type': type } });
+  const post = (body: Buffer, type = 'multipart/form-data; boundary=skinfarm-test-boundary') => skins('/v1/render/64', { method: 'POST', body: new Uint8Array(body), headers: { "content-type": type } });
   const cases: Array<[string, Buffer, number, string?]> = [
     ['wrong field name', multipart([{ name: 'skin', filename: 's.png', body: skin }]), 400],
     ['two files', multipart([{ name: 'file', filename: 'a.png', body: skin }, { name: 'file', filename: 'b.png', body: skin }]), 400],

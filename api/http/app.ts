@@ -2,6 +2,7 @@
 import Koa from 'koa';
 import type { Logger } from '../../shared/log.ts';
 import { metricsRoute } from '../metrics.ts';
+import type { TrustProxy } from './client-address.ts';
 import { cors } from './cors.ts';
 import { lagMonitor } from './load-shed.ts';
 import { jsonSerializer } from './envelope.ts';
@@ -12,7 +13,7 @@ import { ServiceRoutes } from './routes.ts';
 export type AppState = RequestState;
 
 export interface HttpAppOptions {
-  service: string; version: string; log: Logger; trustProxy: boolean; formatError: ErrorFormatter;
+  service: string; version: string; log: Logger; trustProxy: TrustProxy; formatError: ErrorFormatter;
   accessLog?: boolean;
   /** Event-loop lag (ms) above which requests are shed (0 = never). */
   maxLagMs?: number;
@@ -21,11 +22,12 @@ export interface HttpAppOptions {
 export interface HttpApp { app: Koa<AppState>; routes: ServiceRoutes }
 
 export function createHttpApp(options: HttpAppOptions): HttpApp {
-  const app = new Koa<AppState>({ proxy: options.trustProxy });
+  // Koa's own proxy mode believes the left-most X-Forwarded-For entry; requestContext decides instead.
+  const app = new Koa<AppState>({ proxy: false });
   // Errors are answered by errorHandler; Koa's default logger would print stack traces.
   app.silent = true;
   app.on('error', (err: unknown) => options.log.error('koa error', { err }));
-  app.use(requestContext(options.service, options.version, options.log, options.accessLog ?? true));
+  app.use(requestContext(options.service, options.version, options.log, options.accessLog ?? true, options.trustProxy));
   app.use(jsonSerializer());
   app.use(cors());
   app.use(errorHandler(options.formatError, () => options.log));

@@ -4,15 +4,27 @@ import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../shared/log.ts';
 import { httpDuration, httpRequests, routeGroup } from '../metrics.ts';
+import { clientAddress, peerTrusted, type TrustProxy } from './client-address.ts';
 
-export interface RequestState { requestId: string; log: Logger }
+export interface RequestState {
+  requestId: string; log: Logger;
+  /** The peer is a trusted proxy: its X-Forwarded-Proto/Host may be used. */
+  viaTrustedProxy: boolean;
+}
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-export function requestContext(service: string, version: string, log: Logger, accessLog: boolean): Middleware {
+export function requestContext(service: string, version: string, log: Logger, accessLog: boolean, trust: TrustProxy): Middleware {
   const poweredBy = `Skinfarm-${service}/${version}`;
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
+    if (trust.mode !== 'none') {
+      const peer = ctx.socket.remoteAddress ?? '';
+      ctx.state.viaTrustedProxy = peerTrusted(trust, peer);
+      ctx.request.ip = clientAddress(trust, peer, ctx.get('X-Forwarded-For') || undefined);
+    } else {
+      ctx.state.viaTrustedProxy = false;
+    }
     const incoming = ctx.get('X-Request-Id');
     const requestId = INCOMING_ID.test(incoming) ? incoming : randomUUID();
     ctx.state.requestId = requestId;

@@ -2,6 +2,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError, isApiError } from '../../shared/errors.ts';
+import { requestOrigin } from '../http/client-address.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Grant, PrivateAccess } from './access.ts';
 import type { MediaSettings } from './config.ts';
@@ -31,7 +32,7 @@ const PICK_ATTEMPTS = 3;
 
 /** MEDIA_PUBLIC_URL, else where this request arrived (X-Forwarded-* only with TRUST_PROXY). */
 function baseUrl(ctx: Context, settings: MediaSettings): string {
-  return settings.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+  return settings.publicUrl ?? requestOrigin(ctx, ctx.state.viaTrustedProxy === true);
 }
 
 /** The file's permanent address; private files carry the request's token so the URL works alone. */
