@@ -71,3 +71,45 @@ test('concurrent single lookups of different names share bulk calls', async (t) 
   t.true(calls <= 8, JSON.stringify(c));
   t.true((c['official.bulk'] ?? 0) >= 1, JSON.stringify(c));
 });
+
+const postBatch = (h: SkinsHarness, names: string[], ip: string) => h.get('/v1/batch', {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+  body: JSON.stringify({ names }),
+});
+
+test('batches throttled by our own outgoing budget answer 503 upstream_busy with Retry-After, never 502', async (t) => {
+  const h = await startSkins({ TRUST_PROXY: '1', OFFICIAL_NAMES_BUDGET: '6/600:6', EXTERNAL_ENABLED: 'false' });
+  t.teardown(() => h.stop());
+  const statuses: number[] = [];
+  for (let round = 0; round < 12; round += 1) {
+    const r = await postBatch(h, Array.from({ length: 100 }, (_, i) => `nobody_${round}_${i}`), `192.0.2.${round + 1}`);
+    statuses.push(r.status);
+    if (r.status === 503) {
+      t.is(r.json.code, 'upstream_busy');
+      t.true(Number(r.headers.get('retry-after')) >= 1);
+    } else {
+      t.is(r.status, 200, JSON.stringify(r.json));
+    }
+  }
+  t.true(statuses.includes(503), statuses.join(','));
+  t.true(officialCalls(h) <= 6, `upstream calls: ${officialCalls(h)}`);
+});
+
+test('the batch path shares the single lookups\' error memo and stale answers', async (t) => {
+  const h = await startSkins({ CACHE_TTL_UUID: '0', CACHE_TTL_PROFILE: '0', EXTERNAL_ENABLED: 'false' });
+  t.teardown(() => h.stop());
+  t.is((await postBatch(h, ['ClassicSteve'], '192.0.2.1')).json.data.count, 1);
+  h.fake.control({ officialBudget: 0 });
+  const stale = await postBatch(h, ['ClassicSteve'], '192.0.2.1');
+  t.is(stale.status, 200);
+  t.is(stale.json.data.found[0]?.name, 'ClassicSteve', 'the stale entry answers while the upstream refuses');
+
+  h.fake.control({ officialBudget: 1_000_000 });
+  const first = await postBatch(h, ['FailPlayer'], '192.0.2.2');
+  t.true(first.status >= 500, JSON.stringify(first.json));
+  h.fake.resetCalls();
+  const again = await postBatch(h, ['FailPlayer'], '192.0.2.2');
+  t.is(again.status, first.status);
+  t.is(officialCalls(h), 0, 'a failure just seen is not asked again');
+});

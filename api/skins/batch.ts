@@ -46,41 +46,45 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
 
 interface Found { query: string; hit: NameHit; profile?: RawProfile }
 
+const codeOf = (error: unknown) => (error instanceof ApiError ? error.code : 'internal_error');
+
+/** One entry per source and code, as the answer's `errors` lists them. */
+function summarizeFailures(failures: { source: SourceId; error: unknown }[]): { source: SourceId; code: string }[] {
+  const seen = new Map<string, { source: SourceId; code: string }>();
+  for (const f of failures) seen.set(`${f.source}:${codeOf(f.error)}`, { source: f.source, code: codeOf(f.error) });
+  return [...seen.values()];
+}
+
+/**
+ * Nothing found and nothing knowable: our own outgoing budget (or an upstream's 429) is a 503 to
+ * retry after a while, a timeout a 504, anything else a 502.
+ */
+function batchFailure(errors: unknown[]): ApiError {
+  const busy = errors.filter((e): e is ApiError => e instanceof ApiError && e.code === 'upstream_busy');
+  if (busy.length > 0) {
+    const retryAfter = Math.min(...busy.map((e) => e.retryAfter ?? 1));
+    return new ApiError('upstream_busy', { detail: busy[0].detail, retryAfter });
+  }
+  return new ApiError(errors.some((e) => codeOf(e) === 'upstream_timeout') ? 'upstream_timeout' : 'upstream_error', { detail: '所有数据源均不可用' });
+}
+
 export async function runBatch(request: BatchRequest, lookup: PlayerLookup) {
   const found: Found[] = [];
   const missing: string[] = [];
-  const failures: { source: SourceId; code: string }[] = [];
+  const failures: { source: SourceId; error: unknown }[] = [];
 
-  // Names: per source, cached answers first, then one bulk call for the rest.
+  // Names: per source, each through the lookup's cache (fresh, error memo, stale, coalesced);
+  // what a source does not know or cannot answer goes on to the next one.
   let pending = [...new Map(request.names.map((n) => [n.toLowerCase(), n])).values()];
   for (const source of lookup.sources.order(request.source)) {
-    const ask: string[] = [];
-    const next: string[] = [];
-    for (const name of pending) {
-      if (!validName(name, source.id)) {
-        next.push(name);
-        continue;
-      }
-      const cached = await lookup.cachedName(source.id, name);
-      if (cached) found.push({ query: name, hit: cached });
-      else if (cached === null) next.push(name);
-      else ask.push(name);
-    }
-    if (ask.length > 0) {
-      try {
-        const hits = await source.namesToIds(ask);
-        await lookup.rememberNames(source.id, ask, hits);
-        const byName = new Map(hits.map((h) => [h.name.toLowerCase(), h]));
-        for (const name of ask) {
-          const hit = byName.get(name.toLowerCase());
-          if (hit) found.push({ query: name, hit });
-          else next.push(name);
-        }
-      } catch (error) {
-        failures.push({ source: source.id, code: error instanceof ApiError ? error.code : 'internal_error' });
-        next.push(...ask);
-      }
-    }
+    const asked = pending.filter((name) => validName(name, source.id));
+    const next = pending.filter((name) => !validName(name, source.id));
+    const answers = await Promise.allSettled(asked.map((name) => lookup.nameIn(source.id, name)));
+    answers.forEach((answer, i) => {
+      if (answer.status === 'fulfilled' && answer.value) found.push({ query: asked[i], hit: answer.value });
+      else next.push(asked[i]);
+      if (answer.status === 'rejected') failures.push({ source: source.id, error: answer.reason });
+    });
     pending = next;
   }
   missing.push(...pending);
@@ -94,7 +98,7 @@ export async function runBatch(request: BatchRequest, lookup: PlayerLookup) {
       return { query, found: resolved.value };
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'not_found') {
-        failures.push({ source: request.source === 'auto' ? 'official' : request.source, code: error instanceof ApiError ? error.code : 'internal_error' });
+        failures.push({ source: request.source === 'auto' ? 'official' : request.source, error });
       }
       return { query, found: null };
     }
@@ -104,9 +108,7 @@ export async function runBatch(request: BatchRequest, lookup: PlayerLookup) {
     else missing.push(r.query);
   }
 
-  if (found.length === 0 && failures.length > 0 && missing.length > 0) {
-    throw new ApiError(failures.some((f) => f.code === 'upstream_timeout') ? 'upstream_timeout' : 'upstream_error', { detail: '所有数据源均不可用' });
-  }
+  if (found.length === 0 && failures.length > 0 && missing.length > 0) throw batchFailure(failures.map((f) => f.error));
 
   const items = request.full
     ? await mapLimit(found, 8, async (f) => {
@@ -124,6 +126,6 @@ export async function runBatch(request: BatchRequest, lookup: PlayerLookup) {
     missing,
     source: request.source,
     count: items.length,
-    ...(failures.length > 0 ? { errors: failures } : {}),
+    ...(failures.length > 0 ? { errors: summarizeFailures(failures) } : {}),
   };
 }

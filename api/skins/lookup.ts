@@ -85,6 +85,15 @@ export class PlayerLookup {
       this.cached(this.names, `${source.id}:${name.toLowerCase()}`, () => this.batchers[source.id].lookup(name)));
   }
 
+  /**
+   * One name in one source for a batch: the same cache, error memo, stale answer and coalescing
+   * as a single lookup, with the names of one batch merged into bulk calls.
+   */
+  async nameIn(source: SourceId, name: string): Promise<Cached<NameHit>> {
+    const answer = await this.cached(this.names, `${source}:${name.toLowerCase()}`, () => this.batchers[source].lookup(name, true));
+    return answer.value;
+  }
+
   /** Session profile by UUID, from the first source that knows it. */
   async profile(uuid: string, param: SourceParam): Promise<Resolved<RawProfile>> {
     return this.firstFound(this.sources.order(param), (source) =>
@@ -98,20 +107,6 @@ export class PlayerLookup {
     const hit = await this.resolveName(query.name, param);
     const profile = await this.profile(hit.value.id, hit.value.source);
     return { ...profile, cache: hit.cache === 'MISS' || profile.cache === 'MISS' ? 'MISS' : profile.cache };
-  }
-
-  /** Remembers name hits learned elsewhere (bulk lookups) so single lookups hit the cache. */
-  async rememberNames(source: SourceId, asked: string[], hits: NameHit[]): Promise<void> {
-    const byName = new Map(hits.map((h) => [h.name.toLowerCase(), h]));
-    await Promise.all(asked.map((name) => {
-      const hit = byName.get(name.toLowerCase()) ?? null;
-      return this.names.set(`${source}:${name.toLowerCase()}`, hit, hit ? this.names.ttlSeconds : this.negativeTtl);
-    }));
-  }
-
-  async cachedName(source: SourceId, name: string): Promise<Cached<NameHit> | undefined> {
-    const hit = await this.names.get(`${source}:${name.toLowerCase()}`);
-    return hit?.freshness === 'fresh' ? hit.value : undefined;
   }
 
   private async firstFound<T>(sources: Source[], ask: (source: Source) => Promise<{ value: Cached<T>; cache: CacheState }>): Promise<Resolved<T>> {

@@ -22,20 +22,25 @@ export class NameBatcher {
     this.chunk = chunk;
   }
 
-  lookup(name: string): Promise<NameHit | null> {
-    if (this.windowMs <= 0) return this.source.nameToId(name);
+  /**
+   * One name's hit. `bulk` is for names that arrive together (a batch request): they are merged
+   * even when single lookups are not (NAME_BATCH_WINDOW_MS=0).
+   */
+  lookup(name: string, bulk = false): Promise<NameHit | null> {
+    const windowMs = bulk ? Math.max(this.windowMs, 1) : this.windowMs;
+    if (windowMs <= 0) return this.source.nameToId(name);
     return new Promise((resolve, reject) => {
       this.queue.push({ name, resolve, reject });
-      if (this.queue.length >= this.chunk) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.windowMs);
+      if (this.queue.length >= this.chunk) this.flush(windowMs);
+      else this.timer ??= setTimeout(() => this.flush(windowMs), windowMs);
     });
   }
 
-  private flush(): void {
+  private flush(windowMs: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const batch = this.queue.splice(0, this.chunk);
-    if (this.queue.length > 0) this.timer = setTimeout(() => this.flush(), this.windowMs);
+    if (this.queue.length > 0) this.timer = setTimeout(() => this.flush(windowMs), windowMs);
     if (batch.length === 1) {
       const [only] = batch;
       this.source.nameToId(only.name).then(only.resolve, only.reject);
