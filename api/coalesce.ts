@@ -11,6 +11,11 @@ export class Coalescer {
     return promise;
   }
 
+  /** The call in flight for this key, if any. */
+  current<T>(key: string): Promise<T> | undefined {
+    return this.inflight.get(key) as Promise<T> | undefined;
+  }
+
   get size(): number {
     return this.inflight.size;
   }

@@ -44,11 +44,15 @@ export function toAnnouncement(raw: RawAnnouncement): Announcement {
   };
 }
 
+/** `fresh=1` refetches the announcements at most this often per instance. */
+export const FRESH_REFETCH_MS = 10_000;
+
 export class ExternalInfo {
   private readonly source: ExternalSource;
   private readonly announcementsCache: CacheNamespace<Announcement[]>;
   private readonly metaCache: CacheNamespace<YggdrasilMetadata>;
   private readonly inflight = new Coalescer();
+  private lastForced = Number.NEGATIVE_INFINITY;
 
   constructor(source: ExternalSource, cache: Cache) {
     this.source = source;
@@ -56,9 +60,19 @@ export class ExternalInfo {
     this.metaCache = cache.namespace('meta');
   }
 
-  /** Announcements by priority (highest first), then newest first. */
+  /**
+   * Announcements by priority (highest first), then newest first. `fresh` refetches once per
+   * FRESH_REFETCH_MS: a client cannot turn it into an upstream call per request; within the
+   * window it shares the refetch in flight, or gets the copy it brought.
+   */
   async announcements(fresh: boolean): Promise<Announcement[]> {
-    return this.load(this.announcementsCache, fresh, async () => {
+    const force = fresh && performance.now() - this.lastForced >= FRESH_REFETCH_MS;
+    if (force) this.lastForced = performance.now();
+    else if (fresh) {
+      const running = this.inflight.current<Announcement[]>(this.announcementsCache.name);
+      if (running) return running;
+    }
+    return this.load(this.announcementsCache, force, async () => {
       const items = (await this.source.announcements()).map(toAnnouncement);
       return items.sort((a, b) => b.priority - a.priority || b.timestamp - a.timestamp);
     });
@@ -68,9 +82,10 @@ export class ExternalInfo {
     return this.load(this.metaCache, false, () => this.source.metadata());
   }
 
-  private async load<T>(ns: CacheNamespace<T>, fresh: boolean, fetch: () => Promise<T>): Promise<T> {
-    const entry = fresh ? undefined : await ns.get('all');
-    if (entry?.freshness === 'fresh') return entry.value;
+  private async load<T>(ns: CacheNamespace<T>, force: boolean, fetch: () => Promise<T>): Promise<T> {
+    // Read even when forced: a failed refetch still answers with the copy we have.
+    const entry = await ns.get('all');
+    if (!force && entry?.freshness === 'fresh') return entry.value;
     return this.inflight.run(ns.name, async () => {
       try {
         const value = await fetch();
