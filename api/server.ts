@@ -8,6 +8,7 @@ import { Cache } from './cache.ts';
 import type { Config, ServiceName } from './config.ts';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit.ts';
 import { protectMetrics } from './metrics.ts';
+import { onClientError } from './http/client-error.ts';
 import { connectRedis } from './redis.ts';
 import { createMediaService } from './media/service.ts';
 import { createSearchService } from './search/service.ts';
@@ -51,6 +52,7 @@ export async function startServices(config: Config, log: Logger): Promise<Runnin
     services.push(service);
     const server = http.createServer(service.app.callback());
     server.keepAliveTimeout = 65_000;
+    server.on('clientError', onClientError(service.app as never));
     ports[name] = await listen(server, config.ports[name], config.host);
     if (name === 'skins' && !config.publicUrlExplicit) config.publicUrl = `http://localhost:${ports[name]}`;
     servers.push(server);

@@ -2,6 +2,7 @@
 // mistakes (odd methods, broken forms) are 4xx envelopes, never a 500.
 import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
@@ -116,4 +117,49 @@ test('a malformed upload form is 400 and an oversized field 413, never a 500', a
     t.false(r.text.includes('    at '), `${label}: no stack`);
   }
   t.false(app.logs.some((l) => l.msg === 'unexpected error'), 'no upload was an unexpected error');
+});
+
+/** Writes raw bytes to a service port and reads the whole reply. */
+function rawExchange(base: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.end(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+  });
+}
+
+test('a request Node refuses before Koa still gets the envelope and the common headers', async (t) => {
+  for (const bytes of ['BREW /v1/status HTTP/1.1\r\nHost: x\r\n\r\n', 'GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Bad\u0001Header: 1\r\n\r\n', `GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Long: ${'a'.repeat(20_000)}\r\n\r\n`]) {
+    const reply = await rawExchange(app.urls.skins, bytes);
+    const [head, body] = reply.split('\r\n\r\n');
+    t.regex(head, /^HTTP\/1\.1 4(00|31) /, bytes.slice(0, 30));
+    t.regex(head, /X-Powered-By: Skinfarm-skins\//);
+    t.regex(head, /X-Request-Id: \S+/);
+    t.regex(head, /Access-Control-Allow-Origin: \*/);
+    t.like(JSON.parse(body), { code: 'bad_request', success: false, data: null });
+  }
+  const search = await rawExchange(app.urls.search, 'BREW / HTTP/1.1\r\n\r\n');
+  t.like(JSON.parse(search.split('\r\n\r\n')[1]), { status: 'error', error: { code: 'bad_request' } });
+});
+
+test('a body refused unread ends its connection, so the next request on a kept-alive socket is answered', async (t) => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => agent.destroy());
+  const send = (method: string, url: string, body?: string) => new Promise<number>((resolve, reject) => {
+    const req = http.request(url, { method, agent, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.setTimeout(5000, () => req.destroy(new Error('the next request on the connection hung')));
+    req.on('error', reject);
+    req.end(body);
+  });
+  const huge = JSON.stringify({ names: ['x'.repeat(400_000)] });
+  t.is(await send('POST', `${app.urls.skins}/v1/batch`, huge), 413);
+  t.is(await send('GET', `${app.urls.skins}/v1/status`), 200);
+  t.is(await send('POST', `${app.urls.media}/login`, huge), 413);
+  t.is(await send('GET', `${app.urls.media}/health`), 200);
 });

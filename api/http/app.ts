@@ -7,7 +7,8 @@ import { cors } from './cors.ts';
 import { lagMonitor } from './load-shed.ts';
 import { jsonSerializer } from './envelope.ts';
 import { errorHandler, type ErrorFormatter } from './errors.ts';
-import { requestContext, type RequestState } from './request-context.ts';
+import { registerShell } from './client-error.ts';
+import { poweredBy, requestContext, type RequestState } from './request-context.ts';
 import { ServiceRoutes } from './routes.ts';
 
 export type AppState = RequestState;
@@ -26,6 +27,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = new Koa<AppState>({ proxy: false });
   // Errors are answered by errorHandler; Koa's default logger would print stack traces.
   app.silent = true;
+  registerShell(app as never, { poweredBy: poweredBy(options.service, options.version), format: options.formatError });
   app.on('error', (err: unknown) => options.log.error('koa error', { err }));
   app.use(requestContext(options.service, options.version, options.log, options.accessLog ?? true, options.trustProxy));
   app.use(jsonSerializer());

@@ -4,7 +4,8 @@ import type { Context, Middleware } from 'koa';
 import { ApiError, isApiError, type ErrorCode } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 
-export type ErrorFormatter = (error: ApiError, ctx: Context) => unknown;
+/** The service's error body; `ctx` is absent for requests Node refused before Koa saw them. */
+export type ErrorFormatter = (error: ApiError, ctx?: Context) => unknown;
 
 /** How long a CDN or browser may keep a 404 (the negative lookup cache time by default). */
 export const NOT_FOUND_MAX_AGE = 60;
@@ -21,6 +22,9 @@ function resetHeaders(ctx: Context, error: ApiError): void {
   for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
   if (error.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(error.retryAfter))));
   ctx.set('Cache-Control', error.status === 404 ? `public, max-age=${NOT_FOUND_MAX_AGE}` : 'no-store');
+  // A body we stopped reading (too large, malformed) would be read as the next request on this
+  // connection, which then hangs: end the connection with the reply instead.
+  if (!ctx.req.complete) ctx.set('Connection', 'close');
 }
 
 const HTTP_STATUS_CODES: Record<number, ErrorCode> = {

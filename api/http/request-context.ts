@@ -14,8 +14,11 @@ export interface RequestState {
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** The X-Powered-By value of a service. */
+export const poweredBy = (service: string, version: string) => `Skinfarm-${service}/${version}`;
+
 export function requestContext(service: string, version: string, log: Logger, accessLog: boolean, trust: TrustProxy): Middleware {
-  const poweredBy = `Skinfarm-${service}/${version}`;
+  const identity = poweredBy(service, version);
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     if (trust.mode !== 'none') {
@@ -30,7 +33,7 @@ export function requestContext(service: string, version: string, log: Logger, ac
     ctx.state.requestId = requestId;
     ctx.state.log = log.child({ req: requestId });
     ctx.set('X-Request-Id', requestId);
-    ctx.set('X-Powered-By', poweredBy);
+    ctx.set('X-Powered-By', identity);
     try {
       await next();
     } finally {

@@ -1,0 +1,239 @@
+// A bounded fuzz run over all three services: requests generated from the served /openapi.json
+// (valid, boundary and hostile values for every parameter) plus adversarial families (odd
+// methods, duplicated parameters, wrong content types, huge and deep JSON, broken multipart, CRLF
+// in echoed values, traversal in every path parameter). Seeded, so a failure reproduces.
+// It fails on any 5xx that is not a deliberate upstream fault, any answer slower than 10 s, a
+// stack trace or an internal path in a body, a broken envelope, or an injected header.
+import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
+import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
+
+type ServiceName = 'skins' | 'media' | 'search';
+interface Schema { type?: string; enum?: unknown[]; minimum?: number; maximum?: number; default?: unknown }
+interface Parameter { name: string; in: string; required?: boolean; schema?: Schema; example?: unknown }
+interface Operation { parameters?: Parameter[]; requestBody?: { content?: Record<string, { example?: unknown }> } }
+interface Probe { service: ServiceName; method: string; path: string; headers?: Record<string, string>; body?: string | Uint8Array; label: string }
+interface Outcome { status: number; ms: number; type: string; text: string; headers: Record<string, string> }
+
+const ADMIN_TOKEN = 'fuzz-admin-token-0123456789';
+const DEADLINE_MS = 10_000;
+/** Names whose upstream answers fail or hang on purpose (the fake's fault players). */
+const DELIBERATE_FAULT = /FailPlayer|HangPlayer/i;
+
+/** Mulberry32: small, seeded, good enough to pick cases. */
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const HOSTILE = [
+  '../../etc/passwd', '..%2F..%2Fetc%2Fpasswd', '....//....//etc/passwd', '%2e%2e%2f%2e%2e%2f', '/etc/passwd',
+  '\u0000', '%00', '\r\nX-Injected: 1', '%0d%0aX-Injected:%201', '<script>alert(1)</script>', '"><img src=x>',
+  "' OR 1=1 --", '${jndi:ldap://127.0.0.1/x}', '{{7*7}}', 'a'.repeat(5000), '💥'.repeat(40), '%', '%zz', ' ', '',
+  'SlimAlex', 'ClassicSteve', 'Ext玩家', 'FailPlayer', 'HangPlayer', 'Nobody', '069a79f444e94726a5befca90e38aaf5',
+  '069a79f4-44e9-4726-a5be-fca90e38aaf5', 'http://127.0.0.1:6379/', 'file:///etc/passwd', '-1', '1e309', 'NaN',
+];
+const NUMBERS = ['0', '-1', '1.5', '0x40', '1e2', ' 64', '064', 'NaN', 'Infinity', '-0', '9'.repeat(30), '', 'abc'];
+
+function valuesFor(parameter: Parameter): string[] {
+  const schema = parameter.schema ?? {};
+  const values = new Set<string>();
+  if (parameter.example !== undefined) values.add(String(parameter.example));
+  if (schema.default !== undefined) values.add(String(schema.default));
+  for (const option of schema.enum ?? []) values.add(String(option));
+  if (schema.type === 'integer' || schema.type === 'number') {
+    for (const edge of [schema.minimum, schema.maximum]) {
+      if (edge === undefined) continue;
+      values.add(String(edge));
+      values.add(String(edge - 1));
+      values.add(String(edge + 1));
+    }
+    for (const n of NUMBERS) values.add(n);
+  }
+  for (const h of HOSTILE) values.add(h);
+  return [...values];
+}
+
+function loadOperations(doc: { paths: Record<string, Record<string, Operation> & { servers?: Array<{ 'x-service'?: ServiceName }> }> }) {
+  const operations: Array<{ service: ServiceName; method: string; template: string; op: Operation }> = [];
+  for (const [template, item] of Object.entries(doc.paths)) {
+    const service = item.servers?.[0]?.['x-service'] ?? 'skins';
+    for (const method of ['get', 'post', 'put', 'delete']) {
+      const op = item[method] as Operation | undefined;
+      if (op) operations.push({ service, method: method.toUpperCase(), template, op });
+    }
+  }
+  return operations;
+}
+
+function generate(operations: ReturnType<typeof loadOperations>, random: () => number, searchKey: string): Probe[] {
+  const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
+  const probes: Probe[] = [];
+  const auth = (service: ServiceName): Record<string, string> => (service === 'search' && random() < 0.6 ? { 'x-api-key': searchKey } : {});
+  for (const { service, method, template, op } of operations) {
+    // Skip what ends this run's own session or would wait on the upstream's slow probe every time.
+    if (template === '/v1/admin/keys/{id}' && method === 'DELETE') continue;
+    const parameters = op.parameters ?? [];
+    const bodyExample = op.requestBody?.content?.['application/json']?.example;
+    for (let round = 0; round < 40; round += 1) {
+      let url = template;
+      const query = new URLSearchParams();
+      for (const parameter of parameters) {
+        const value = pick(valuesFor(parameter));
+        if (parameter.in === 'path') {
+          // Traversal and hostile values in every path parameter, encoded and (sometimes) raw.
+          url = url.replace(`{${parameter.name}}`, random() < 0.8 ? encodeURIComponent(value) || 'x' : value.replace(/[\r\n\0 #?]/g, '') || 'x');
+        } else if (parameter.in === 'query' && (parameter.required || random() < 0.6)) {
+          query.append(parameter.name, value);
+        }
+      }
+      const search = query.toString();
+      const body = method === 'POST' && bodyExample !== undefined
+        ? JSON.stringify(random() < 0.5 ? bodyExample : mutate(bodyExample, random, pick))
+        : undefined;
+      const headers: Record<string, string> = { ...auth(service), ...(body ? { 'content-type': 'application/json' } : {}) };
+      if (template.startsWith('/v1/admin')) headers.authorization = `Bearer ${random() < 0.5 ? ADMIN_TOKEN : 'wrong'}`;
+      probes.push({ service, method, path: `${url}${search ? `?${search}` : ''}`, headers, body, label: `${method} ${template}` });
+    }
+    // Families: duplicated parameters, odd methods, wrong content types, huge and deep JSON.
+    const concrete = template.replace(/\{[^}]+\}/g, (m) => (m === '{size}' ? '64' : m === '{file}' ? 'missing.png' : 'SlimAlex'));
+    const firstQuery = parameters.find((p) => p.in === 'query');
+    if (firstQuery) probes.push({ service, method, path: `${concrete}?${firstQuery.name}=1&${firstQuery.name}=2`, headers: auth(service), label: `duplicated ${firstQuery.name} on ${template}` });
+    for (const odd of ['TRACE', 'PROPFIND', 'PURGE', 'M-SEARCH', 'PATCH', 'PUT', 'DELETE']) probes.push({ service, method: odd, path: concrete, label: `${odd} ${template}` });
+    if (method === 'POST') {
+      for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/json; charset=utf-16']) {
+        probes.push({ service, method, path: concrete, headers: { ...auth(service), 'content-type': type }, body: '{"names":["SlimAlex"]}', label: `${type} to ${template}` });
+      }
+      probes.push({ service, method, path: concrete, headers: { ...auth(service), 'content-type': 'application/json' }, body: JSON.stringify({ names: ['x'.repeat(300_000)] }), label: `huge JSON to ${template}` });
+      probes.push({ service, method, path: concrete, headers: { ...auth(service), 'content-type': 'application/json' }, body: `${'['.repeat(100_000)}${']'.repeat(100_000)}`, label: `deep JSON to ${template}` });
+      probes.push({ service, method, path: concrete, headers: { ...auth(service), 'content-type': 'application/json' }, body: '{"names": ["SlimAlex"', label: `truncated JSON to ${template}` });
+      probes.push({ service, method, path: concrete, headers: { ...auth(service), 'content-type': 'multipart/form-data; boundary=zz' }, body: '--zz\r\nContent-Disposition: form-data; name="file"; filename="../../x.png"\r\n\r\n\u0089PNG', label: `broken multipart to ${template}` });
+    }
+  }
+  return probes;
+}
+
+/** Replaces one leaf of a JSON example with a hostile value of another type. */
+function mutate(example: unknown, random: () => number, pick: <T>(list: T[]) => T): unknown {
+  const copy = JSON.parse(JSON.stringify(example)) as Record<string, unknown>;
+  const keys = Object.keys(copy);
+  if (keys.length === 0) return pick(HOSTILE);
+  const key = pick(keys);
+  copy[key] = pick<unknown>([null, 42, -1, true, {}, [], [null], pick(HOSTILE), Array.from({ length: 150 }, (_, i) => `n${i}`), { __proto__: { polluted: 1 } }, [pick(HOSTILE)]]);
+  if (random() < 0.2) copy[pick(HOSTILE).slice(0, 20)] = pick(HOSTILE);
+  return copy;
+}
+
+/** One request on the wire (fetch refuses odd methods and some bodies). */
+function send(base: string, probe: Probe): Promise<Outcome> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${base}${probe.path}`, { method: probe.method, headers: { ...probe.headers, 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({
+        status: res.statusCode ?? 0,
+        ms: performance.now() - started,
+        type: String(res.headers['content-type'] ?? ''),
+        text: Buffer.concat(chunks).toString('utf8'),
+        headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, String(v)])),
+      }));
+      res.on('error', reject);
+    });
+    req.setTimeout(DEADLINE_MS, () => req.destroy(new Error(`no answer in ${DEADLINE_MS} ms`)));
+    req.on('error', reject);
+    req.end(probe.body);
+  });
+}
+
+function problemsOf(probe: Probe, outcome: Outcome): string[] {
+  const problems: string[] = [];
+  const deliberate = DELIBERATE_FAULT.test(decodeURIComponent(probe.path.replace(/%(?![0-9a-f]{2})/gi, '%25')) + String(probe.body ?? ''));
+  if (outcome.status >= 500 && !(deliberate && [502, 504].includes(outcome.status))) problems.push(`status ${outcome.status}`);
+  if (outcome.ms > DEADLINE_MS) problems.push(`slow: ${Math.round(outcome.ms)} ms`);
+  if ('x-injected' in outcome.headers) problems.push('header injected');
+  if (!outcome.type.startsWith('image/')) {
+    for (const leak of ['    at ', ROOT, 'node_modules']) if (outcome.text.includes(leak)) problems.push(`body leaks "${leak.trim()}"`);
+  }
+  if (outcome.type.includes('json') && outcome.status >= 400) {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(outcome.text);
+    } catch {
+      return [...problems, 'error body is not JSON'];
+    }
+    if (probe.service === 'search') {
+      const error = body.error as { code?: unknown } | undefined;
+      if (body.status !== 'error' || typeof error?.code !== 'string') problems.push('search error envelope broken');
+    } else if (typeof body.code !== 'string' || body.success !== false || typeof body.message !== 'string' || body.data !== null || typeof body.timestamp !== 'number') {
+      problems.push('error envelope broken');
+    }
+  }
+  return problems;
+}
+
+let fake: FakeUpstream;
+let app: RunningApp;
+test.before(async () => {
+  fake = await startFakeUpstream();
+  const root = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-fuzz-'));
+  app = await startApp({
+    ...fake.env,
+    RENDER_WORKERS: '1',
+    TRUST_PROXY: '1',
+    UPSTREAM_TIMEOUT_MS: '1500',
+    MAX_EVENT_LOOP_LAG_MS: '0',
+    ACCESS_LOG: 'false',
+    OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
+    MEDIA_DIR: path.join(root, 'media'),
+    DATA_DIR: path.join(root, 'data'),
+    MEDIA_PASSWORD: 'fuzz password',
+    SEARCH_ADMIN_TOKEN: ADMIN_TOKEN,
+    // The fake provider's demo client, so the login routes run their real code.
+    OAUTH_CLIENT_ID: 'skinfarm-demo',
+    OAUTH_CLIENT_SECRET: 'demo-secret',
+    OAUTH_REDIRECT_URL: 'http://127.0.0.1:1/oauth/external/callback',
+  });
+});
+test.after.always(async () => {
+  await app?.stop();
+  await fake?.close();
+});
+
+test('2,000+ generated and adversarial requests: no 5xx, no hang, no leak, every error an envelope', async (t) => {
+  const doc = (await call(`${app.urls.skins}/openapi.json`)).json;
+  const created = await call(`${app.urls.search}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'fuzz', plan: 'premium', duration: 'lifetime' }) });
+  const searchKey = String(created.json?.data?.key ?? created.json?.key ?? 'no-key');
+  const probes = generate(loadOperations(doc), rng(20261124), searchKey);
+  t.true(probes.length >= 2000, `${probes.length} requests`);
+
+  const failures: string[] = [];
+  const statuses = new Map<number, number>();
+  let next = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (next < probes.length) {
+      const probe = probes[next++];
+      try {
+        const outcome = await send(app.urls[probe.service], probe);
+        statuses.set(outcome.status, (statuses.get(outcome.status) ?? 0) + 1);
+        const problems = problemsOf(probe, outcome);
+        if (problems.length) failures.push(`${probe.label} ${probe.method} ${probe.path.slice(0, 160)}: ${problems.join(', ')} ${outcome.text.slice(0, 160)}`);
+      } catch (error) {
+        failures.push(`${probe.label} ${probe.path.slice(0, 160)}: ${(error as Error).message}`);
+      }
+    }
+  }));
+  t.log(`${probes.length} requests; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
+  t.deepEqual(failures.slice(0, 60).map((f) => f.slice(0, 300)), [], `${failures.length} failures`);
+  t.true(statuses.has(200) && statuses.has(400) && statuses.has(405), 'the run reached handlers, validation and routing');
+  t.false(app.logs.some((l) => l.msg === 'unexpected error'), 'no request was an unexpected error');
+  t.is(app.process.exitCode, null, 'the service is still up');
+});
