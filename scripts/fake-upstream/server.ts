@@ -180,6 +180,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       else res.destroy();
     });
   });
+  // Keys before the port: no answer ever waits on making one (it can outlast a short timeout).
+  await Promise.all([signingKey('official'), signingKey('external')]);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
@@ -188,9 +190,6 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const hostname = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const baseUrl = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`;
   state = { baseUrl, players: new PlayerCatalogue(), oauth: new OAuthProvider(options.oauth ?? DEFAULT_OAUTH) };
-  // Warm the keys now so the first signed profile and the metadata answer quickly.
-  void signingKey('official');
-  void signingKey('external');
 
   return {
     baseUrl,
