@@ -237,3 +237,26 @@ test('2,000+ generated and adversarial requests: no 5xx, no hang, no leak, every
   t.false(app.logs.some((l) => l.msg === 'unexpected error'), 'no request was an unexpected error');
   t.is(app.process.exitCode, null, 'the service is still up');
 });
+
+/** Keys written in camelCase, outside data passed through from an upstream verbatim. */
+function camelKeys(value: unknown, at = ''): string[] {
+  if (Array.isArray(value)) return value.flatMap((v) => camelKeys(v, `${at}[]`));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, v]) => {
+    // The decoded textures property and the Yggdrasil metadata are the upstream's own JSON.
+    if (key === 'decoded' || key === 'metadata') return [];
+    return [...(/[A-Z]/.test(key) ? [`${at}.${key}`] : []), ...camelKeys(v, `${at}.${key}`)];
+  });
+}
+
+test('every JSON key the services write is snake_case', async (t) => {
+  const answers = await Promise.all([
+    call(`${app.urls.skins}/v1/status`), call(`${app.urls.skins}/v1/player/SlimAlex`), call(`${app.urls.skins}/v1/sources`),
+    call(`${app.urls.skins}/v1/batch?names=SlimAlex&type=profile`), call(`${app.urls.skins}/v1/external/meta`), call(`${app.urls.skins}/v1/me`),
+    call(`${app.urls.media}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'fuzz password' }) }),
+    call(`${app.urls.media}/?img=scenery&format=json`), call(`${app.urls.media}/health`), call(`${app.urls.search}/health`), call(`${app.urls.search}/v1/types`),
+  ]);
+  for (const answer of answers) t.is(answer.status, 200);
+  t.truthy(answers[0].json.data.render.pages_alive, 'the render farm is in the status');
+  t.deepEqual(answers.flatMap((a) => camelKeys(a.json)), []);
+});

@@ -105,7 +105,7 @@ test('login: the form posts the password and shows a token; JSON login too; toke
   const json = await call(`${app.urls.media}/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }) });
   t.is(json.status, 200);
   t.regex(json.json.token, /^\d+\.[A-Za-z0-9_-]{43}$/);
-  t.true(json.json.expiresAt > Date.now() / 1000 + 3600);
+  t.true(json.json.expires_at > Date.now() / 1000 + 3600);
   t.deepEqual(json.json.categories, ['secret']);
 
   for (const candidate of [token, json.json.token]) {

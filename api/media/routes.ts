@@ -181,7 +181,7 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
     ctx.set('Cache-Control', 'no-store');
     const privateCategories = library.categories().filter((c) => c.meta.private).map(summarizeCategory);
     if (wantsJson) {
-      ctx.body = { token: grant.token, expiresAt: grant.expiresAt, categories: privateCategories.map((c) => c.alias) };
+      ctx.body = { token: grant.token, expires_at: grant.expiresAt, categories: privateCategories.map((c) => c.alias) };
       return;
     }
     ctx.type = 'text/html; charset=utf-8';

@@ -42,6 +42,11 @@ export async function createSkinsService(deps: SharedDeps): Promise<SkinsService
   return new SkinsService(deps, farm);
 }
 
+/** A flat object with its camelCase keys written in snake_case (JSON answers use one style). */
+export function snakeCaseKeys(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+}
+
 export class SkinsService implements Service {
   readonly config: Config;
   readonly log: Logger;
@@ -163,7 +168,8 @@ export class SkinsService implements Service {
       textures: this.textureHealth.snapshot(),
       upstream_budgets: this.budgets.snapshot(),
       rate_limited: this.limiter.limitedTotal,
-      render: this.farm ? { ...this.farm.stats(), ...this.farm.info() } : { workers: 0 },
+      // The farm's own camelCase, in the API's snake_case.
+      render: this.farm ? snakeCaseKeys({ ...this.farm.stats(), ...this.farm.info() }) : { workers: 0 },
     };
   }
 }
