@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { readJson, queryParam } from '../http/body.ts';
 import { presentedKey, refuse, useKey } from './auth.ts';
-import { parseQuery } from './detect.ts';
+import { assumedRegion, parseQuery } from './detect.ts';
 import type { SearchService } from './service.ts';
 import { TYPE_INFO } from './types.ts';
 
@@ -29,9 +29,10 @@ export function searchRouter(service: SearchService): Router {
     const key = presentedKey(ctx) ?? await refuse(service.limiter, ctx, 'missing_key');
     // The query is checked before the key is counted: a malformed request costs no quota.
     const { query, type } = await searchInput(ctx);
-    const parsed = parseQuery(query, type);
+    const region = service.config.search.defaultRegion;
+    const parsed = parseQuery(query, type, region);
     const record = await useKey(service.keys, service.limiter, ctx, key);
-    ctx.body = await service.search(parsed, record.id);
+    ctx.body = await service.search(parsed, record.id, assumedRegion(query as string, parsed, region));
   };
   router.get('/v1/search', search);
   router.post('/v1/search', search);
