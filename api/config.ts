@@ -4,6 +4,8 @@ import os from 'node:os';
 import type { LogLevel } from '../shared/log.ts';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
 import { parseBudget, type BudgetSpec } from './skins/upstream/budget.ts';
+import type { CountryCode } from 'libphonenumber-js';
+import { DEFAULT_REGION, parseRegion } from './search/values/phone.ts';
 
 export type ServiceName = 'skins' | 'media' | 'search';
 export const SERVICE_NAMES: readonly ServiceName[] = ['skins', 'media', 'search'];
@@ -37,7 +39,17 @@ export interface Config {
   redisUrl: string | null;
   render: { workers: number; chromiumPath: string | null; gpu: 'auto' | 'on' | 'off'; queueLimit: number; jobTimeoutMs: number; batchSize: number; browsers: number | undefined };
   media: { dir: string; password: string | null; passwordHash: string | null; tokenTtlSeconds: number };
-  search: { adminToken: string | null; dataPath: string | null; timeoutMs: number };
+  search: {
+    adminToken: string | null; dataPath: string | null; timeoutMs: number;
+    /** Each source's own limit per pass, below the deadline so one slow source cannot use it all. */
+    sourceTimeoutMs: number;
+    /** ISO 3166 alpha-2 region of phone numbers written without a country code. */
+    defaultRegion: CountryCode;
+    /** Key of the audit line's query HMAC; null = made once and kept in Redis or DATA_DIR. */
+    auditSecret: string | null;
+    /** Where the search service is reached (its front page's examples); null = the request's origin. */
+    publicUrl: string | null;
+  };
   dataDir: string;
 }
 
@@ -144,6 +156,26 @@ export function loadConfig(env: Env = process.env): Config {
     return out;
   };
 
+  const searchSettings = (): Config['search'] => {
+    const timeoutMs = int('SEARCH_TIMEOUT_MS', 8000, 100, 120_000);
+    const sourceTimeoutMs = int('SEARCH_SOURCE_TIMEOUT_MS', Math.round(timeoutMs / 2), 50, 120_000);
+    if (sourceTimeoutMs >= timeoutMs) problems.push(`SEARCH_SOURCE_TIMEOUT_MS must be below SEARCH_TIMEOUT_MS (${timeoutMs}), so the cross pass gets time (got "${sourceTimeoutMs}")`);
+    const regionText = str('SEARCH_DEFAULT_REGION', DEFAULT_REGION);
+    const defaultRegion = parseRegion(regionText);
+    if (!defaultRegion) problems.push(`SEARCH_DEFAULT_REGION must be an ISO 3166 alpha-2 country code with a numbering plan, such as US, GB, DE, CN (got "${regionText}")`);
+    const auditSecret = optional('SEARCH_AUDIT_SECRET');
+    if (auditSecret && auditSecret.length < 16) problems.push('SEARCH_AUDIT_SECRET must be at least 16 characters');
+    return {
+      adminToken: optional('SEARCH_ADMIN_TOKEN'),
+      dataPath: optional('SEARCH_DATA'),
+      timeoutMs,
+      sourceTimeoutMs,
+      defaultRegion: defaultRegion ?? DEFAULT_REGION,
+      auditSecret,
+      publicUrl: env.SEARCH_PUBLIC_URL?.trim() ? url('SEARCH_PUBLIC_URL', '') : null,
+    };
+  };
+
   const ports = {
     skins: int('SKINS_PORT', 3000, 0, 65535),
     media: int('MEDIA_PORT', 3001, 0, 65535),
@@ -222,11 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
       passwordHash: optional('MEDIA_PASSWORD_HASH'),
       tokenTtlSeconds: int('MEDIA_TOKEN_TTL_SECONDS', 86_400, 60, 365 * 86_400),
     },
-    search: {
-      adminToken: optional('SEARCH_ADMIN_TOKEN'),
-      dataPath: optional('SEARCH_DATA'),
-      timeoutMs: int('SEARCH_TIMEOUT_MS', 8000, 100, 120_000),
-    },
+    search: searchSettings(),
     dataDir: str('DATA_DIR', './data'),
   };
   if (config.redisUrl && !/^rediss?:\/\//.test(config.redisUrl)) problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${config.redisUrl}")`);

@@ -6,7 +6,7 @@ import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { parsePhone } from '../api/search/normalise.ts';
+import { readPhone } from '../api/search/values/phone.ts';
 
 /** Area code kept out of generated data, so tests can plant numbers that nothing else holds. */
 export const RESERVED_AREA_CODE = 202;
@@ -32,7 +32,7 @@ const OUIS = ['000C29', '001A11', '00163E', '3C5AB4', 'F4F5D8', '00005E', 'B827E
 let areaCodes: number[] | null = null;
 /** NANP area codes whose 555-01xx numbers the phone library accepts, minus the reserved one. */
 function validAreaCodes(): number[] {
-  areaCodes ??= Array.from({ length: 800 }, (_, i) => 200 + i).filter((npa) => npa !== RESERVED_AREA_CODE && parsePhone(`+1 ${npa} 555 0100`));
+  areaCodes ??= Array.from({ length: 800 }, (_, i) => 200 + i).filter((npa) => npa !== RESERVED_AREA_CODE && readPhone(`+1 ${npa} 555 0100`));
   return areaCodes;
 }
 

@@ -1,6 +1,7 @@
 // The search service over HTTP, started as a user starts it, on a generated synthetic data set
 // with keys in a file store: types, errors, key states and counting, admin API, CLI, cross pass.
 import { spawnSync } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -205,10 +206,13 @@ test('the cross pass finds a record two hops away, never re-searching the query'
   const posted = await call(url('/v1/search'), { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'chain.start@example.org', type: 'email' }) });
   t.deepEqual(Object.keys(posted.json.cross_results), Object.keys(result.cross_results));
 
-  // The audit line has the key, type and a hash of the query; the query itself is never logged.
+  // The audit line has the key, type and a keyed hash of the query (HMAC under the secret made
+  // at start and kept in DATA_DIR); the query itself is never logged.
   const audit = app.logs.find((l) => l.msg === 'search audit' && l.type === 'email');
   t.like(audit, { type: 'email', count: result.count });
-  t.regex(String(audit?.query_sha256), /^[0-9a-f]{64}$/);
+  const secret = (await fs.readFile(path.join(dataDir, 'search-audit-secret'), 'utf8')).trim();
+  t.is(audit?.query_hmac, createHmac('sha256', secret).update('chain.start@example.org').digest('hex'));
+  t.false(app.rawLog.some((line) => line.includes(createHash('sha256').update('chain.start@example.org').digest('hex'))), 'no plain hash');
   t.false(app.rawLog.some((line) => line.toLowerCase().includes('chain.start@example.org')));
 });
 
@@ -224,4 +228,28 @@ test('the index follows changes to SEARCH_DATA', async (t) => {
     if (!found) await new Promise((r) => setTimeout(r, 100));
   }
   t.is(found, 1);
+});
+
+test('a phone number without a country code says which region it was read in', async (t) => {
+  const { key } = await newKey();
+  const national = await search(key, '(202) 555-0100');
+  t.like(national.json, { search_type: 'phone', query: '+12025550100', assumed_region: 'US' });
+  t.deepEqual(national.json.results.filter((x: { source: string }) => x.source === 'local_index').map((x: { fields: { full_name: string } }) => x.fields.full_name).sort(), ['Chain End', 'Chain Start']);
+  const international = await search(key, '+1 202 555 0100');
+  t.is(international.json.assumed_region, undefined);
+  t.like((await call(url('/health'))).json, { default_region: 'US', audit_secret: 'file' });
+});
+
+test('the front page says what the service is, how to get a key and where the docs are; JSON clients get the envelope', async (t) => {
+  const r = await call(url('/'), { headers: { accept: 'text/html' } });
+  t.is(r.status, 200);
+  t.regex(r.headers.get('content-type') ?? '', /text\/html/);
+  t.regex(r.text, /<h1>Skinfarm search<\/h1>/);
+  t.true(r.text.includes('npm run search-keys -- create'));
+  t.true(r.text.includes('X-API-Key'));
+  t.regex(r.text, /href="http:\/\/localhost:\d+\/docs"/);
+  t.true(r.text.includes(`${app.urls.search}/v1/search?query=`), 'examples use the address the page was asked on');
+  const api = await call(url('/'), { headers: { accept: 'application/json' } });
+  t.is(api.status, 404);
+  t.is(api.json.error.code, 'route_not_found');
 });

@@ -1,6 +1,7 @@
 // The search service with its keys in a real (test-started) Redis: exact counting under
 // concurrency, and the CLI working on the same keys through REDIS_URL.
 import { spawnSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,4 +68,18 @@ maybe('the CLI manages the keys the service checks in Redis', async (t) => {
   t.like(listed, { used: 1, request_limit: 1, expires_at: null, state: 'exhausted' });
   t.is(cli('delete', id).status, 0);
   t.is((await search(key)).status, 401);
+});
+
+maybe('with Redis the audit secret is made once and kept there; the audit line is its HMAC', async (t) => {
+  const client = createClient({ url: redis.url });
+  await client.connect();
+  t.teardown(() => client.quit());
+  const secret = await client.get('skinfarm:search:audit-secret');
+  t.regex(String(secret), /^[0-9a-f]{64}$/);
+  t.is((await call(`${app.urls.search}/health`)).json.audit_secret, 'redis');
+  const made = cli('create', '--name', 'redis-audit');
+  await search(JSON.parse(made.stdout).key);
+  const audit = await app.waitForLog((l) => l.msg === 'search audit');
+  t.is(audit.query_hmac, createHmac('sha256', secret!).update('192.0.2.1').digest('hex'));
+  await t.throwsAsync(fs.access(path.join(dataDir, 'search-audit-secret')), undefined, 'no secret file next to Redis');
 });

@@ -1,12 +1,14 @@
 // One search: the main pass over every source that answers the query's type, then the cross pass
 // (the same search for each entity found, depth 1, bounded fan-out, no value searched twice).
 // One deadline covers both: when it passes, the answer is built from what has arrived and the
-// abandoned work is not waited for (theHarvester's outcome records, Maigret's deadline).
+// abandoned work is not waited for (theHarvester's outcome records, Maigret's deadline). Each
+// source also has its own time limit per pass, below the deadline, so a hanging source ends the
+// main pass early enough for the cross pass to run on what the others found.
 import { isApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import { SourceSkipped, type SearchSource, type SourceRecord, type SourceRequest } from './sources/source.ts';
 import { aggregate, extractEntities, groupByType, recordKey, smartSections } from './summary.ts';
-import { typedKey, type SearchType, type TypedValue } from './types.ts';
+import { displayKey, type SearchType, type TypedValue } from './types.ts';
 
 export type Outcome = 'completed' | 'failed' | 'timed_out' | 'skipped';
 
@@ -37,6 +39,8 @@ export interface SearchResult {
   timed_out: boolean;
   query: string;
   search_type: SearchType;
+  /** The region a phone number without a country code was read in (SEARCH_DEFAULT_REGION). */
+  assumed_region?: string;
   count: number;
   parsed_count: number;
   entities_found: Partial<Record<SearchType, string[]>>;
@@ -50,6 +54,8 @@ export interface SearchResult {
 
 export interface SearchOptions {
   timeoutMs: number;
+  /** Each source's limit per pass (below timeoutMs). */
+  sourceTimeoutMs: number;
   /** Entities searched in the cross pass at most. */
   crossFanout: number;
   log: Logger;
@@ -79,16 +85,26 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<{ value
   });
 }
 
-async function askSource(source: SearchSource, query: TypedValue, request: SourceRequest, log: Logger): Promise<{ report: SourceReport; records: SourceRecord[] }> {
-  const { signal } = request;
+/** One pass's request to every source: the search's deadline and each source's own limit. */
+export interface PassRequest { deadline: AbortSignal; sourceTimeoutMs: number; limit: number }
+
+async function askSource(source: SearchSource, query: TypedValue, pass: PassRequest, log: Logger): Promise<{ report: SourceReport; records: SourceRecord[] }> {
+  const { deadline } = pass;
   if (!source.answers.includes(query.type)) return { report: { outcome: 'skipped', duration_ms: 0, reason: `does not answer ${query.type}` }, records: [] };
   const unavailable = source.unavailable();
   if (unavailable) return { report: { outcome: 'skipped', duration_ms: 0, reason: unavailable }, records: [] };
-  if (signal.aborted) return { report: { outcome: 'timed_out', duration_ms: 0, reason: 'the deadline passed before it started' }, records: [] };
+  if (deadline.aborted) return { report: { outcome: 'timed_out', duration_ms: 0, reason: 'the deadline passed before it started' }, records: [] };
   const started = performance.now();
+  const own = new AbortController();
+  const timer = setTimeout(() => own.abort(), pass.sourceTimeoutMs);
+  const signal = AbortSignal.any([deadline, own.signal]);
+  const request: SourceRequest = { signal, limit: pass.limit };
   try {
     const answer = await untilAborted(source.search(query, request), signal);
-    if (!answer) return { report: { outcome: 'timed_out', duration_ms: elapsed(started) }, records: [] };
+    if (!answer) {
+      const reason = deadline.aborted ? 'the search deadline passed' : `over its time limit (${pass.sourceTimeoutMs} ms)`;
+      return { report: { outcome: 'timed_out', duration_ms: elapsed(started), reason }, records: [] };
+    }
     const { records, raw, total } = answer.value;
     const report: SourceReport = { outcome: 'completed', duration_ms: elapsed(started), records: records.length, raw };
     if (total !== undefined && total > records.length) report.total = total;
@@ -99,11 +115,13 @@ async function askSource(source: SearchSource, query: TypedValue, request: Sourc
     // A source's failure is part of the answer, not a failed search.
     if (!isApiError(error)) log.warn('search source failed', { source: source.id, err: error });
     return { report: { outcome: 'failed', duration_ms, error: isApiError(error) ? error.code : 'internal error' }, records: [] };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
-export async function runPass(sources: readonly SearchSource[], query: TypedValue, request: SourceRequest, log: Logger): Promise<PassResult> {
-  const answers = await Promise.all(sources.map((s) => askSource(s, query, request, log)));
+export async function runPass(sources: readonly SearchSource[], query: TypedValue, pass: PassRequest, log: Logger): Promise<PassResult> {
+  const answers = await Promise.all(sources.map((s) => askSource(s, query, pass, log)));
   const data: Record<string, SourceReport> = {};
   sources.forEach((s, i) => { data[s.id] = answers[i].report; });
   return {
@@ -121,11 +139,12 @@ export async function runSearch(sources: readonly SearchSource[], query: TypedVa
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   try {
-    const main = await runPass(sources, query, { signal: deadline.signal, limit: MAIN_RECORD_LIMIT }, options.log);
+    const pass = (limit: number): PassRequest => ({ deadline: deadline.signal, sourceTimeoutMs: options.sourceTimeoutMs, limit });
+    const main = await runPass(sources, query, pass(MAIN_RECORD_LIMIT), options.log);
     const entities = extractEntities(main.records, sources, query);
     // Depth 1: the entities come from the main pass only, and the query is never among them.
     const targets = entities.slice(0, options.crossFanout);
-    const passes = await Promise.all(targets.map((e) => runPass(sources, e, { signal: deadline.signal, limit: CROSS_RECORD_LIMIT }, options.log)));
+    const passes = await Promise.all(targets.map((e) => runPass(sources, e, pass(CROSS_RECORD_LIMIT), options.log)));
 
     const seen = new Set(main.records.map(recordKey));
     const cross_results: Record<string, CrossResult> = {};
@@ -133,7 +152,7 @@ export async function runSearch(sources: readonly SearchSource[], query: TypedVa
     targets.forEach((entity, i) => {
       // Records the main pass already returned are not repeated under an entity.
       const fresh = passes[i].records.filter((r) => !seen.has(recordKey(r)));
-      cross_results[typedKey(entity)] = {
+      cross_results[displayKey(entity)] = {
         query: entity.value,
         search_type: entity.type,
         timed_out: passes[i].timedOut,

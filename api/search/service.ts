@@ -1,5 +1,4 @@
 // Composition of the search service: key store, sources, pipeline and the Koa app.
-import { createHash } from 'node:crypto';
 import type Koa from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
@@ -8,6 +7,7 @@ import { createHttpApp, type AppState } from '../http/app.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Service, SharedDeps } from '../service.ts';
 import { adminRouter } from './admin-routes.ts';
+import { loadAuditSecret, queryHash, type AuditSecret } from './audit.ts';
 import { formatSearchError } from './errors.ts';
 import { openKeyStore, type KeyStore } from './keys/store.ts';
 import { CROSS_FANOUT, runSearch, type SearchResult } from './pipeline.ts';
@@ -25,9 +25,11 @@ import type { TypedValue } from './types.ts';
 export const VERSION = '1.0.0';
 
 export async function createSearchService(deps: SharedDeps): Promise<SearchService> {
-  const local = new LocalIndexSource(deps.config.search.dataPath, deps.log);
+  const { search } = deps.config;
+  const audit = await loadAuditSecret(search.auditSecret, deps.config.dataDir, deps.redis);
+  const local = new LocalIndexSource(search.dataPath, search.defaultRegion, deps.log);
   await local.open();
-  return new SearchService(deps, local);
+  return new SearchService(deps, local, audit);
 }
 
 export class SearchService implements Service {
@@ -38,14 +40,16 @@ export class SearchService implements Service {
   readonly sources: SearchSource[];
   readonly app: Koa<AppState>;
   private readonly local: LocalIndexSource;
+  private readonly audit: AuditSecret;
   private readonly startedAt = Date.now();
 
-  constructor(deps: SharedDeps, local: LocalIndexSource) {
+  constructor(deps: SharedDeps, local: LocalIndexSource, audit: AuditSecret) {
     this.config = deps.config;
     this.log = deps.log;
     this.limiter = deps.limiter;
     this.keys = openKeyStore(deps.config.dataDir, deps.redis);
     this.local = local;
+    this.audit = audit;
     this.sources = [
       local,
       new PlayersSource(deps),
@@ -57,12 +61,17 @@ export class SearchService implements Service {
     routes.mount(adminRouter(this.keys, deps.config.search.adminToken, deps.limiter));
   }
 
-  /** Runs a search and writes its audit line (a hash of the query, never the query). */
-  async search(query: TypedValue, keyId: string): Promise<SearchResult> {
+  /**
+   * Runs a search and writes its audit line (a keyed hash of the query, never the query).
+   * `assumedRegion`: the region a phone query without a country code was read in.
+   */
+  async search(query: TypedValue, keyId: string, assumedRegion: string | null = null): Promise<SearchResult> {
     const started = performance.now();
+    const { timeoutMs, sourceTimeoutMs } = this.config.search;
     let result: SearchResult;
     try {
-      result = await runSearch(this.sources, query, { timeoutMs: this.config.search.timeoutMs, crossFanout: CROSS_FANOUT, log: this.log });
+      result = await runSearch(this.sources, query, { timeoutMs, sourceTimeoutMs, crossFanout: CROSS_FANOUT, log: this.log });
+      if (assumedRegion) result = { ...result, assumed_region: assumedRegion };
     } catch (error) {
       this.log.error('search failed', { key_id: keyId, type: query.type, err: error });
       throw new ApiError('search_failed');
@@ -70,7 +79,7 @@ export class SearchService implements Service {
     this.log.info('search audit', {
       key_id: keyId,
       type: query.type,
-      query_sha256: createHash('sha256').update(query.value).digest('hex'),
+      query_hmac: queryHash(this.audit.secret, query.value),
       count: result.count,
       timed_out: result.timed_out,
       duration_ms: Math.round(performance.now() - started),
@@ -86,6 +95,9 @@ export class SearchService implements Service {
       key_store: this.keys.backend,
       admin_api: this.config.search.adminToken ? 'on' : 'off',
       timeout_ms: this.config.search.timeoutMs,
+      source_timeout_ms: this.config.search.sourceTimeoutMs,
+      default_region: this.config.search.defaultRegion,
+      audit_secret: this.audit.origin,
       index: this.local.stats,
       sources: this.sources.map((s) => {
         const reason = s.unavailable();

@@ -12,22 +12,28 @@ export interface TypeInfo { type: TypeParam; description: string; example: strin
 /** What /v1/types answers; also the documentation of each type's accepted forms. */
 export const TYPE_INFO: readonly TypeInfo[] = [
   { type: 'auto', description: 'Detect the type from the value (the default). Bare digits are read as social_id; write phones with +country code.', example: '+1 202-555-0143' },
-  { type: 'phone', description: 'Phone number, normalised to E.164. Without a + sign it is read as a US number.', example: '+12025550143' },
-  { type: 'email', description: 'E-mail address, lower-cased and syntax-checked.', example: 'ada.example@example.org' },
-  { type: 'messenger_user', description: 'Messenger user name written as @name (3-32 letters, digits or _).', example: '@ada_example' },
+  { type: 'phone', description: 'Phone number, normalised to E.164: +country, 00 or tel: URIs; extensions are dropped. Without a country code it is read in the service\'s region (SEARCH_DEFAULT_REGION), named in the answer\'s assumed_region.', example: '+12025550143' },
+  { type: 'email', description: 'E-mail address, lower-cased and syntax-checked; mailto: links, "Name <address>", quoted local parts and address literals are taken.', example: 'ada.example@example.org' },
+  { type: 'messenger_user', description: 'Messenger user name written as @name (3-32 letters, digits or _), or a t.me/name link.', example: '@ada_example' },
   { type: 'network_user', description: 'Plain user name on a network or game (letters, digits, _ . -), or a game account UUID.', example: 'ada_example' },
   { type: 'social_id', description: 'Numeric account id on a social network (1-20 digits).', example: '100200300' },
-  { type: 'fio', description: 'Full name: two or three name words, all Latin or all Cyrillic.', example: 'Ada Example' },
-  { type: 'ip', description: 'IPv4 (dotted decimal) or IPv6 address.', example: '192.0.2.10' },
+  { type: 'fio', description: 'Full name: two or three name words in one script (Latin, Cyrillic, Greek) with initials and particles, or a Chinese name of 2-4 characters. Matching ignores case.', example: 'Ada Example' },
+  { type: 'ip', description: 'IPv4 (dotted decimal) or IPv6 address; brackets, a port and an IPv6 zone id (%eth0) are taken off.', example: '192.0.2.10' },
   { type: 'domain', description: 'Host or domain name (a URL is reduced to its host); analysed into registrable domain and suffix.', example: 'mail.example.org' },
-  { type: 'mac', description: 'MAC address in any common notation (aa:bb.., aa-bb.., aabb.ccdd.eeff, aabbccddeeff); answered in colon form.', example: '00:00:5e:00:53:01' },
+  { type: 'mac', description: 'MAC address or EUI-64 in any common notation (aa:bb.., aa-bb.., aa bb.., a:b.. unpadded, aabb.ccdd.eeff, aabbccddeeff); answered in colon form.', example: '00:00:5e:00:53:01' },
 ];
 
 export function isSearchType(value: string): value is SearchType {
   return (SEARCH_TYPES as readonly string[]).includes(value);
 }
 
-/** Stable text form of a typed value, used as a map key (cross_results, de-duplication). */
+/**
+ * The identity of a typed value: index postings, de-duplication and matching. Names keep their
+ * written casing (McDonald) but match whatever the casing.
+ */
 export function typedKey(v: TypedValue): string {
-  return `${v.type}:${v.value}`;
+  return `${v.type}:${v.type === 'fio' ? v.value.toLowerCase() : v.value}`;
 }
+
+/** How a value is named in the answer (cross_results keys): `type:value` as normalised. */
+export const displayKey = (v: TypedValue) => `${v.type}:${v.value}`;

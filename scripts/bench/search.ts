@@ -25,6 +25,7 @@ import type { TypedValue } from '../../api/search/types.ts';
 import { parseQuery } from '../../api/search/detect.ts';
 import { silentLogger } from '../../shared/log.ts';
 import { seededRandom, syntheticRecords, writeSyntheticData } from '../search-data.ts';
+import { DEFAULT_REGION } from '../../api/search/values/phone.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: args } = parseArgs({
@@ -73,7 +74,7 @@ async function timed(seconds: number, fn: () => Promise<unknown>): Promise<{ ops
 async function functionLevel(dataFile: string, queries: TypedValue[]) {
   gc();
   const before = process.memoryUsage();
-  const local = new LocalIndexSource(dataFile, silentLogger);
+  const local = new LocalIndexSource(dataFile, DEFAULT_REGION, silentLogger);
   const started = performance.now();
   await local.open();
   const buildMs = Math.round(performance.now() - started);
@@ -89,8 +90,8 @@ async function functionLevel(dataFile: string, queries: TypedValue[]) {
   const next = () => queries[q++ % queries.length];
   const request = { signal: new AbortController().signal, limit: MAIN_RECORD_LIMIT };
   const lookup = await timed(SECONDS, () => local.search(next(), request));
-  const main = await timed(SECONDS, () => runSearch(sources, next(), { timeoutMs: 8000, crossFanout: 0, log: silentLogger }));
-  const cross = await timed(SECONDS, () => runSearch(sources, next(), { timeoutMs: 8000, crossFanout: CROSS_FANOUT, log: silentLogger }));
+  const main = await timed(SECONDS, () => runSearch(sources, next(), { timeoutMs: 8000, sourceTimeoutMs: 4000, crossFanout: 0, log: silentLogger }));
+  const cross = await timed(SECONDS, () => runSearch(sources, next(), { timeoutMs: 8000, sourceTimeoutMs: 4000, crossFanout: CROSS_FANOUT, log: silentLogger }));
   return {
     buildMs,
     stats: local.stats!,

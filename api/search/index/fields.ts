@@ -1,6 +1,7 @@
 // How a stored record becomes typed values: nested fields are flattened to dotted paths, a
 // field's name picks its type when it tells one (phone, email, login...), and otherwise only
 // values whose shape alone proves a type (an address, a +number) are taken.
+import type { CountryCode } from 'libphonenumber-js';
 import { detect } from '../detect.ts';
 import { normalise } from '../normalise.ts';
 import { typedKey, type SearchType, type TypedValue } from '../types.ts';
@@ -39,22 +40,23 @@ export function flatten(value: unknown, path = '', out: Array<[string, string]> 
   return out;
 }
 
-function fieldValue(path: string, text: string): TypedValue | null {
-  const hint = hintedType(path);
-  if (hint) {
-    const value = normalise(hint, text);
-    if (value !== null) return { type: hint, value };
-  }
-  // A misfiled value (an e-mail under "phone") is still taken when its shape is unmistakable.
-  return detect(text, { strongOnly: true });
-}
+/** A value under a field whose name promises a type, but that is no value of any type. */
+export interface RejectedValue { field: string; type: SearchType }
 
-/** Every distinct typed value a record holds. */
-export function typedValues(record: Record<string, unknown>): TypedValue[] {
+/** Every distinct typed value a record holds; `rejected` collects the unreadable named ones. */
+export function typedValues(record: Record<string, unknown>, region?: CountryCode, rejected?: RejectedValue[]): TypedValue[] {
   const seen = new Map<string, TypedValue>();
   for (const [path, text] of flatten(record)) {
-    const typed = fieldValue(path, text);
+    const hint = hintedType(path);
+    let typed: TypedValue | null = null;
+    if (hint) {
+      const value = normalise(hint, text, region);
+      if (value !== null) typed = { type: hint, value };
+    }
+    // A misfiled value (an e-mail under "phone") is still taken when its shape is unmistakable.
+    typed ??= detect(text, { strongOnly: true, region });
     if (typed) seen.set(typedKey(typed), typed);
+    else if (hint) rejected?.push({ field: path, type: hint });
   }
   return [...seen.values()];
 }

@@ -1,11 +1,13 @@
 // Reads the operator's data: one JSONL file, or a folder (searched recursively) of JSONL and CSV
 // files. Every row comes out as a JSON object text; rows that are not objects are counted, not fatal.
+// CSV is read as spreadsheets write it: the delimiter (, ; or tab) is found from the header, and
+// a UTF-8 byte order mark (Excel's "CSV UTF-8") is dropped, as it is from a JSONL file.
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 
-export const DATA_EXTENSIONS = ['.jsonl', '.ndjson', '.csv'];
+export const DATA_EXTENSIONS = ['.jsonl', '.ndjson', '.csv', '.tsv'];
 
 /** A row as stored (JSON text) and as parsed; or why it was skipped. */
 export type Row = { file: string; line: number; text: string; record: Record<string, unknown> } | { file: string; line: number; error: string };
@@ -20,8 +22,13 @@ export async function listDataFiles(dataPath: string): Promise<string[]> {
     .sort();
 }
 
-function lines(file: string): readline.Interface {
-  return readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+/** The file's lines, a byte order mark taken off the first. */
+async function* lines(file: string): AsyncGenerator<string> {
+  let first = true;
+  for await (const text of readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })) {
+    yield first && text.startsWith('\uFEFF') ? text.slice(1) : text;
+    first = false;
+  }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -42,8 +49,27 @@ async function* jsonlRows(file: string): AsyncGenerator<Row> {
   }
 }
 
+export const CSV_DELIMITERS = [',', ';', '\t'] as const;
+export type CsvDelimiter = typeof CSV_DELIMITERS[number];
+
+/**
+ * The delimiter a header line uses: the candidate that occurs most often outside quotes (a
+ * German or Russian Excel writes ;, a TSV tab). A one-column header has none; then it is a comma.
+ */
+export function detectDelimiter(header: string): CsvDelimiter {
+  const counts = new Map<string, number>();
+  let quoted = false;
+  for (const c of header) {
+    if (c === '"') quoted = !quoted;
+    else if (!quoted) counts.set(c, (counts.get(c) ?? 0) + 1);
+  }
+  let best: CsvDelimiter = ',';
+  for (const d of CSV_DELIMITERS) if ((counts.get(d) ?? 0) > (counts.get(best) ?? 0)) best = d;
+  return best;
+}
+
 /** Splits CSV text into cells (RFC 4180: quoted cells, "" escapes); null while a quote is open. */
-export function splitCsv(text: string): string[] | null {
+export function splitCsv(text: string, delimiter: CsvDelimiter = ','): string[] | null {
   const cells: string[] = [];
   let cell = '';
   let quoted = false;
@@ -54,7 +80,7 @@ export function splitCsv(text: string): string[] | null {
       else if (c === '"') quoted = false;
       else cell += c;
     } else if (c === '"' && cell === '') quoted = true;
-    else if (c === ',') { cells.push(cell); cell = ''; }
+    else if (c === delimiter) { cells.push(cell); cell = ''; }
     else cell += c;
   }
   if (quoted) return null;
@@ -64,6 +90,7 @@ export function splitCsv(text: string): string[] | null {
 
 async function* csvRows(file: string): AsyncGenerator<Row> {
   let header: string[] | null = null;
+  let delimiter: CsvDelimiter | null = null;
   let pending = '';
   let line = 0;
   let startLine = 0;
@@ -71,8 +98,15 @@ async function* csvRows(file: string): AsyncGenerator<Row> {
     line += 1;
     if (!pending) startLine = line;
     // A quoted cell may hold line breaks: keep reading until its quote closes.
+    // Excel's own hint line ("sep=;") names the delimiter.
+    const hint = !delimiter && /^sep=([,;\t])$/.exec(text);
+    if (hint) {
+      delimiter = hint[1] as CsvDelimiter;
+      continue;
+    }
     pending = pending ? `${pending}\n${text}` : text;
-    const cells = splitCsv(pending);
+    delimiter ??= detectDelimiter(pending);
+    const cells = splitCsv(pending, delimiter);
     if (!cells) continue;
     pending = '';
     if (!header) {
@@ -92,5 +126,5 @@ async function* csvRows(file: string): AsyncGenerator<Row> {
 }
 
 export function readRows(file: string): AsyncGenerator<Row> {
-  return path.extname(file).toLowerCase() === '.csv' ? csvRows(file) : jsonlRows(file);
+  return ['.csv', '.tsv'].includes(path.extname(file).toLowerCase()) ? csvRows(file) : jsonlRows(file);
 }

@@ -1,12 +1,36 @@
 // The in-memory index over the operator's data: each row kept as its JSON text, each typed value
 // it holds posted under its fingerprint. A lookup parses only the rows it returns.
 import path from 'node:path';
+import type { CountryCode } from 'libphonenumber-js';
 import { LruMap } from '../../cache.ts';
 import { typedKey, type TypedValue } from '../types.ts';
-import { typedValues } from './fields.ts';
+import { DEFAULT_REGION } from '../values/phone.ts';
+import { typedValues, type RejectedValue } from './fields.ts';
 import { listDataFiles, readRows } from './files.ts';
 import { PostingsBuilder, type Postings } from './postings.ts';
 import { RowStore } from './rows.ts';
+
+/** What one build made of one data file. */
+export interface FileStats {
+  /** Relative to SEARCH_DATA. */
+  file: string;
+  rows_indexed: number;
+  rows_skipped: number;
+  /** Values under a field named for a type (phone, email...) that are no value of that type. */
+  values_rejected: number;
+  indexed_at: string;
+  /** The file's last problem in this build ("line 7: not JSON", or why it could not be read). */
+  last_error: string | null;
+}
+
+/** A row skipped, a value rejected or a file unreadable; `line` is null for the whole file. */
+export interface IndexProblem { file: string; line: number | null; reason: string }
+
+export interface BuildOptions {
+  /** Region of phone numbers stored without a country code. */
+  region?: CountryCode;
+  onProblem?: (problem: IndexProblem) => void;
+}
 
 export interface IndexStats {
   files: number;
@@ -16,6 +40,7 @@ export interface IndexStats {
   /** Rows skipped as unreadable; `problems` shows the first few. */
   malformed: number;
   problems: string[];
+  data_files: FileStats[];
   build_ms: number;
   built_at: string;
   /** Memory of the rows (UTF-8 chunks and columns) and of the postings. */
@@ -37,33 +62,71 @@ export class LocalIndex {
   /** Data file names relative to SEARCH_DATA, by file number. */
   private readonly files: string[];
   private readonly postings: Postings;
+  private readonly region: CountryCode;
   private readonly parsed = new LruMap<IndexHit>(PARSED_ROWS);
 
-  private constructor(rows: RowStore, files: string[], postings: Postings, stats: IndexStats) {
+  private constructor(rows: RowStore, files: string[], postings: Postings, region: CountryCode, stats: IndexStats) {
     this.rows = rows;
     this.files = files;
     this.postings = postings;
+    this.region = region;
     this.stats = stats;
   }
 
-  static async build(dataPath: string): Promise<LocalIndex> {
+  /**
+   * Reads every data file. Nothing in a file stops the build: an unreadable row or file is
+   * skipped, a value that fits no type is left out, and each is counted and reported.
+   */
+  static async build(dataPath: string, options: BuildOptions = {}): Promise<LocalIndex> {
     const started = performance.now();
+    const region = options.region ?? DEFAULT_REGION;
     const files = await listDataFiles(dataPath);
     const base = files.length === 1 && files[0] === dataPath ? path.dirname(dataPath) : dataPath;
+    const names = files.map((f) => path.relative(base, f));
     const rows = new RowStore();
     const builder = new PostingsBuilder();
     const problems: string[] = [];
+    const dataFiles: FileStats[] = [];
     let malformed = 0;
     for (const [fileIndex, file] of files.entries()) {
-      for await (const row of readRows(file)) {
-        if ('error' in row) {
-          malformed += 1;
-          if (problems.length < 5) problems.push(`${path.relative(base, row.file)}:${row.line}: ${row.error}`);
-          continue;
+      const stats: FileStats = { file: names[fileIndex], rows_indexed: 0, rows_skipped: 0, values_rejected: 0, indexed_at: '', last_error: null };
+      const problem = (line: number | null, reason: string) => {
+        stats.last_error = line === null ? reason : `line ${line}: ${reason}`;
+        if (problems.length < 5) problems.push(line === null ? `${stats.file}: ${reason}` : `${stats.file}:${line}: ${reason}`);
+        options.onProblem?.({ file: stats.file, line, reason });
+      };
+      try {
+        for await (const row of readRows(file)) {
+          if ('error' in row) {
+            stats.rows_skipped += 1;
+            problem(row.line, row.error);
+            continue;
+          }
+          const rejected: RejectedValue[] = [];
+          let values: TypedValue[];
+          try {
+            values = typedValues(row.record, region, rejected);
+          } catch (error) {
+            // A value no normaliser foresaw must cost its row, never the index.
+            stats.rows_skipped += 1;
+            problem(row.line, `unreadable value (${(error as Error).message})`);
+            continue;
+          }
+          const id = rows.add(row.text, fileIndex, row.line);
+          for (const value of values) builder.add(typedKey(value), id);
+          stats.rows_indexed += 1;
+          for (const { field, type } of rejected) {
+            stats.values_rejected += 1;
+            problem(row.line, `${field} is not a valid ${type}; the value is not indexed`);
+          }
         }
-        const id = rows.add(row.text, fileIndex, row.line);
-        for (const value of typedValues(row.record)) builder.add(typedKey(value), id);
+      } catch (error) {
+        // Unreadable (permissions, removed meanwhile): the rows read so far stay.
+        problem(null, `cannot read the file (${(error as Error).message})`);
       }
+      stats.indexed_at = new Date().toISOString();
+      malformed += stats.rows_skipped;
+      dataFiles.push(stats);
     }
     const values = builder.size;
     const postings = builder.build();
@@ -73,12 +136,13 @@ export class LocalIndex {
       values,
       malformed,
       problems,
+      data_files: dataFiles,
       build_ms: Math.round(performance.now() - started),
       built_at: new Date().toISOString(),
       row_bytes: rows.bytes,
       index_bytes: postings.bytes,
     };
-    return new LocalIndex(rows, files.map((f) => path.relative(base, f)), postings, stats);
+    return new LocalIndex(rows, names, postings, region, stats);
   }
 
   /** Rows holding the value, the first `limit` of them parsed; `total` counts them all. */
@@ -103,7 +167,7 @@ export class LocalIndex {
     const text = this.rows.text(id);
     const record = JSON.parse(text) as Record<string, unknown>;
     const origin = this.rows.origin(id);
-    const hit = { ref: `${this.files[origin.file]}:${origin.line}`, record, text, entities: typedValues(record) };
+    const hit = { ref: `${this.files[origin.file]}:${origin.line}`, record, text, entities: typedValues(record, this.region) };
     this.parsed.set(cacheKey, hit);
     return hit;
   }

@@ -3,12 +3,18 @@
 import { watch, type FSWatcher } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { CountryCode } from 'libphonenumber-js';
 import type { Logger } from '../../../shared/log.ts';
-import { LocalIndex, type IndexStats } from '../index/local-index.ts';
+import { LocalIndex, type IndexProblem, type IndexStats } from '../index/local-index.ts';
 import { SEARCH_TYPES, type TypedValue } from '../types.ts';
 import type { SearchSource, SourceAnswer, SourceRequest } from './source.ts';
 
 const REBUILD_DELAY_MS = 300;
+/** Problems logged one by one per file and build; the rest are only counted. */
+const LOGGED_PROBLEMS_PER_FILE = 20;
+
+/** The last build attempt: when, and why it failed (the previous index then still answers). */
+export interface RebuildReport { at: string; ok: boolean; error: string | null }
 
 export class LocalIndexSource implements SearchSource {
   readonly id = 'local_index';
@@ -16,28 +22,54 @@ export class LocalIndexSource implements SearchSource {
   readonly answers = SEARCH_TYPES;
   readonly produces = SEARCH_TYPES;
   private readonly dataPath: string | null;
+  private readonly region: CountryCode;
   private readonly log: Logger;
   private index: LocalIndex | null = null;
+  private lastRebuild: RebuildReport | null = null;
   private watcher: FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
   private rebuilding: Promise<void> | null = null;
   private changedDuringRebuild = false;
 
-  constructor(dataPath: string | null, log: Logger) {
+  constructor(dataPath: string | null, region: CountryCode, log: Logger) {
     this.dataPath = dataPath ? path.resolve(dataPath) : null;
+    this.region = region;
     this.log = log;
   }
 
-  /** Builds the first index (a broken SEARCH_DATA fails the start) and starts watching. */
+  /**
+   * Builds the first index and starts watching. A SEARCH_DATA that does not exist fails the
+   * start; bad rows and files inside it are skipped and reported.
+   */
   async open(): Promise<void> {
     if (!this.dataPath) return;
-    this.index = await LocalIndex.build(this.dataPath);
-    this.log.info('search index built', { ...this.index.stats });
+    this.index = await this.build();
+    this.lastRebuild = { at: this.index.stats.built_at, ok: true, error: null };
+    this.logBuilt('search index built');
     this.watch((await fs.stat(this.dataPath)).isDirectory());
   }
 
-  get stats(): IndexStats | null {
-    return this.index?.stats ?? null;
+  /** The index statistics with each data file's counts and the last build attempt. */
+  get stats(): (IndexStats & { last_rebuild: RebuildReport | null }) | null {
+    return this.index ? { ...this.index.stats, last_rebuild: this.lastRebuild } : null;
+  }
+
+  private build(): Promise<LocalIndex> {
+    const logged = new Map<string, number>();
+    const onProblem = ({ file, line, reason }: IndexProblem) => {
+      const n = (logged.get(file) ?? 0) + 1;
+      logged.set(file, n);
+      if (n <= LOGGED_PROBLEMS_PER_FILE) this.log.warn('search data problem', { file, line, reason });
+    };
+    return LocalIndex.build(this.dataPath!, { region: this.region, onProblem });
+  }
+
+  private logBuilt(msg: string): void {
+    const { data_files, problems: _problems, ...totals } = this.index!.stats;
+    this.log.info(msg, { ...totals, region: this.region });
+    for (const file of data_files) {
+      if (file.rows_skipped || file.values_rejected || file.last_error) this.log.warn('search data file has problems', { ...file });
+    }
   }
 
   unavailable(): string | null {
@@ -92,9 +124,11 @@ export class LocalIndexSource implements SearchSource {
 
   private async rebuild(): Promise<void> {
     try {
-      this.index = await LocalIndex.build(this.dataPath!);
-      this.log.info('search index rebuilt', { ...this.index.stats });
+      this.index = await this.build();
+      this.lastRebuild = { at: this.index.stats.built_at, ok: true, error: null };
+      this.logBuilt('search index rebuilt');
     } catch (err) {
+      this.lastRebuild = { at: new Date().toISOString(), ok: false, error: (err as Error).message };
       this.log.warn('search index rebuild failed; the previous index stays', { err: (err as Error).message });
     }
   }

@@ -1,6 +1,6 @@
 // Domain facts from the public suffix list: registrable domain, suffix and subdomain.
 import { domainToUnicode } from 'node:url';
-import { parseDomain } from '../../normalise.ts';
+import { parseDomain } from '../../values/domain.ts';
 import { analyserSource } from './analyser.ts';
 
 export function analyseDomain(value: string): Record<string, unknown> {

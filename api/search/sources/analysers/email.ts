@@ -1,5 +1,5 @@
 // E-mail facts: the parts of the address and whether its domain is a public free-mail service.
-import { parseDomain } from '../../normalise.ts';
+import { parseEmail } from '../../values/email.ts';
 import { analyserSource } from './analyser.ts';
 
 // Large public mailbox services, by domain. Not exhaustive: a miss means "not known as free-mail".
@@ -16,15 +16,14 @@ const FREE_MAIL: Record<string, string> = {
 };
 
 export function analyseEmail(value: string): Record<string, unknown> {
-  const at = value.lastIndexOf('@');
-  const local = value.slice(0, at);
-  const host = parseDomain(value.slice(at + 1))!;
-  const provider = FREE_MAIL[host.hostname] ?? FREE_MAIL[host.domain] ?? null;
+  const { local, host, literal } = parseEmail(value)!;
+  const provider = host ? FREE_MAIL[host.hostname] ?? FREE_MAIL[host.domain] ?? null : null;
   const plus = local.indexOf('+');
   return {
     local_part: local,
-    domain: host.hostname,
-    registrable_domain: host.domain,
+    domain: host?.hostname ?? null,
+    registrable_domain: host?.domain ?? null,
+    address_literal: literal,
     subaddress: plus > 0 ? local.slice(plus + 1) : null,
     free_mail: provider !== null,
     provider,

@@ -1,6 +1,6 @@
 // IP facts: version, the special-purpose range it falls in, and its reverse-DNS name.
 import ipaddr from 'ipaddr.js';
-import { parseIp } from '../../normalise.ts';
+import { parseIp } from '../../values/ip.ts';
 import { analyserSource } from './analyser.ts';
 
 // ipaddr.js files these under "reserved"; they deserve their own name (RFC 5737, RFC 3849).

@@ -1,9 +1,10 @@
 // Phone facts from the numbering plans: country, number type and the usual written forms.
-import { parsePhone } from '../../normalise.ts';
+import { readPhone } from '../../values/phone.ts';
 import { analyserSource } from './analyser.ts';
 
 export function analysePhone(value: string): Record<string, unknown> {
-  const phone = parsePhone(value)!;
+  // The value is E.164: no region is needed to read it.
+  const { phone } = readPhone(value)!;
   return {
     e164: phone.number,
     country: phone.country ?? null,
