@@ -1,11 +1,12 @@
 // Image endpoints: GET avatar/head/body/render/cube of a player, POST render of an uploaded skin.
+import { createHash } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
 import { queryParam } from '../http/body.ts';
 import { singleFileForm } from '../http/multipart.ts';
-import { parseImageOptions, type ImageKind } from './image-params.ts';
+import { optionsKey, parseImageOptions, type ImageKind } from './image-params.ts';
 import { imageEtag, sendPng } from './image-response.ts';
 import type { SkinsService } from './service.ts';
 import { parseSource } from './validate.ts';
@@ -37,7 +38,9 @@ export function imageRouter(service: SkinsService, limit: Middleware): Router {
     if (model !== undefined && model !== 'classic' && model !== 'slim') throw new ApiError('bad_request', { detail: 'model 只能是 classic 或 slim' });
     const options = parseImageOptions(ctx, 'render');
     const png = await service.images.drawUpload(file.buffer, model === undefined ? null : model === 'slim', options);
-    sendPng(ctx, { png, etag: imageEtag('upload', png.length, options.size), cache: 'MISS' });
+    // From the uploaded bytes and the options: two uploads never share a tag.
+    const uploadHash = createHash('sha256').update(file.buffer).digest('base64url');
+    sendPng(ctx, { png, etag: imageEtag('upload', uploadHash, model ?? 'guess', optionsKey(options)), cache: 'MISS' });
     // An upload is nobody's permanent image: nothing may keep it.
     ctx.set('Cache-Control', 'no-store');
   });
