@@ -2,6 +2,7 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { ok } from '../../http/envelope.ts';
+import { pageLanguage } from '../../http/i18n.ts';
 import type { AccountSession } from '../account/session.ts';
 import type { SkinsService } from '../service.ts';
 import { renderLanding } from './landing.ts';
@@ -14,7 +15,7 @@ export function pagesRouter(service: SkinsService, oauthConfigured: boolean, lim
     const { user } = ctx.session as unknown as AccountSession;
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = renderLanding({ demoPlayer: service.config.demoPlayer, user: user ?? null, oauthConfigured });
+    ctx.body = renderLanding(pageLanguage(ctx), { demoPlayer: service.config.demoPlayer, user: user ?? null, oauthConfigured });
   });
 
   router.get('/status', async (ctx) => {
@@ -22,7 +23,7 @@ export function pagesRouter(service: SkinsService, oauthConfigured: boolean, lim
     const status = await service.status();
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = renderStatusPage({
+    ctx.body = renderStatusPage(pageLanguage(ctx), {
       version: status.version,
       uptimeMs: status.uptime_ms,
       responseMs: Number(process.hrtime.bigint() - started) / 1e6,
