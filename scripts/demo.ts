@@ -11,7 +11,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const fake = await startFakeUpstream({ port: Number(process.env.FAKE_UPSTREAM_PORT ?? 0) });
 const skinsPort = process.env.SKINS_PORT ?? '3000';
 const mediaPort = process.env.MEDIA_PORT ?? '3001';
-const demoPlayer = process.env.DEMO_PLAYER ?? 'SlimAlex';
+const demoPlayer = process.env.DEMO_PLAYER ?? 'Knight';
 // Random, not a fixed word: a demo left running on a reachable host must not open to a known password.
 const ownPassword = Boolean(process.env.MEDIA_PASSWORD || process.env.MEDIA_PASSWORD_HASH);
 const mediaPassword = ownPassword ? null : `demo-${randomBytes(9).toString('base64url')}`;
