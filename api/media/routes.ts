@@ -2,8 +2,8 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError, isApiError } from '../../shared/errors.ts';
-import { pageLanguage } from '../http/i18n.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
+import { pageLanguage } from '../http/i18n.ts';
 import type { Grant, PrivateAccess } from './access.ts';
 import type { MediaSettings } from './config.ts';
 import type { CallCounter } from './counter.ts';
