@@ -7,19 +7,25 @@ export type Rgba = [number, number, number, number];
 /** Decides the colour of texel (u, v) of a face; u, v run 0..w-1, 0..h-1 in 64-unit texels. */
 export type Painter = (part: PartName, layer: Layer, face: FaceName, u: number, v: number, w: number, h: number) => Rgba | null;
 
-/** Paints every face of every part of both layers into a square RGBA skin of side 64 * k. */
-export function paintSkin(k: number, slim: boolean, painter: Painter): Buffer {
+/**
+ * Paints every face of every part of both layers into a square RGBA skin of side 64 * k. The
+ * painter is asked once per 64-unit texel (filling k x k pixels), or with `perPixel` once per
+ * pixel, in pixel coordinates (u, v, w, h all k times larger), for HD detail.
+ */
+export function paintSkin(k: number, slim: boolean, painter: Painter, perPixel = false): Buffer {
   const side = 64 * k;
   const data = Buffer.alloc(side * side * 4);
+  const step = perPixel ? k : 1;
+  const block = k / step;
   for (const layer of ['inner', 'outer'] as const) {
     for (const part of PART_NAMES) {
       const faces = partFaces(part, layer, slim);
       for (const face of FACE_NAMES) {
         const r = faces[face];
-        for (let v = 0; v < r.h; v += 1) {
-          for (let u = 0; u < r.w; u += 1) {
-            const color = painter(part, layer, face, u, v, r.w, r.h);
-            if (color) fill(data, side, (r.x + u) * k, (r.y + v) * k, k, color);
+        for (let v = 0; v < r.h * step; v += 1) {
+          for (let u = 0; u < r.w * step; u += 1) {
+            const color = painter(part, layer, face, u, v, r.w * step, r.h * step);
+            if (color) fill(data, side, r.x * k + u * block, r.y * k + v * block, block, color);
           }
         }
       }

@@ -1,6 +1,8 @@
 // `npm run demo`: the fake upstream plus every service pointed at it, so every endpoint works
-// with no network. Stops both on Ctrl-C.
+// with no network. Private media gets a fresh password per run (printed) unless one is set.
+// Stops both on Ctrl-C.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeUpstream } from './fake-upstream/server.ts';
@@ -8,17 +10,26 @@ import { startFakeUpstream } from './fake-upstream/server.ts';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const fake = await startFakeUpstream({ port: Number(process.env.FAKE_UPSTREAM_PORT ?? 0) });
 const skinsPort = process.env.SKINS_PORT ?? '3000';
+const mediaPort = process.env.MEDIA_PORT ?? '3001';
+const demoPlayer = process.env.DEMO_PLAYER ?? 'Knight';
+// Random, not a fixed word: a demo left running on a reachable host must not open to a known password.
+const ownPassword = Boolean(process.env.MEDIA_PASSWORD || process.env.MEDIA_PASSWORD_HASH);
+const mediaPassword = ownPassword ? null : `demo-${randomBytes(9).toString('base64url')}`;
 const env = {
   ...process.env,
   ...fake.env,
-  DEMO_PLAYER: process.env.DEMO_PLAYER ?? 'SlimAlex',
+  DEMO_PLAYER: demoPlayer,
   OAUTH_CLIENT_ID: process.env.OAUTH_CLIENT_ID ?? 'skinfarm-demo',
   OAUTH_CLIENT_SECRET: process.env.OAUTH_CLIENT_SECRET ?? 'demo-secret',
   OAUTH_REDIRECT_URL: process.env.OAUTH_REDIRECT_URL ?? `http://localhost:${skinsPort}/oauth/external/callback`,
+  ...(mediaPassword ? { MEDIA_PASSWORD: mediaPassword } : {}),
 };
 console.log(`fake upstream on ${fake.baseUrl}`);
 for (const [name, value] of Object.entries(fake.env)) console.log(`  ${name}=${value}`);
-console.log(`try: curl localhost:${skinsPort}/v1/player/SlimAlex`);
+console.log(`try: curl localhost:${skinsPort}/v1/player/${encodeURIComponent(demoPlayer)}`);
+console.log(mediaPassword
+  ? `media password (this run only): ${mediaPassword}   try: curl -u any:${mediaPassword} -o secret 'localhost:${mediaPort}/?sim=vault'`
+  : 'media password: yours (MEDIA_PASSWORD or MEDIA_PASSWORD_HASH from the environment)');
 
 const app = spawn(process.execPath, [path.join(root, 'api/main.ts')], { env, stdio: 'inherit' });
 const stop = () => app.kill('SIGTERM');

@@ -1,10 +1,14 @@
-// The skins service's pages in a real headless Chromium: log in through the fake provider's
-// consent page and come back logged in; the status page; no console errors anywhere.
+// The HTML pages in a real headless Chromium: log in through the fake provider's consent page
+// and come back logged in; the status page; every page in English and in Chinese (its lang
+// attribute, its words, the switch); no console errors anywhere. Screenshots go to
+// test-artifacts/pages/.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
+import type { Lang } from '../api/http/i18n.ts';
 import type { LaunchedBrowser } from '../renderer/browser.ts';
 import { openPage, startBrowser } from './helpers/browser.ts';
+import { removeTempDirs, tempDir } from './helpers/media-library.ts';
 import { freePort } from './helpers/redis.ts';
 import { ROOT } from './helpers/service.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
@@ -18,8 +22,10 @@ test.before(async () => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const redirect = `${base}/oauth/external/callback`;
+  const dir = await tempDir('pages');
   h = await startSkins({
     SKINS_PORT: String(port), PUBLIC_URL: base, DEMO_PLAYER: 'SlimAlex', RENDER_WORKERS: '1',
+    SERVICES: 'skins,media', MEDIA_DIR: path.join(dir, 'media'), DATA_DIR: path.join(dir, 'data'), MEDIA_PASSWORD: 'pages-media-password',
     OAUTH_CLIENT_ID: 'pages', OAUTH_CLIENT_SECRET: 'pages-secret', OAUTH_REDIRECT_URL: redirect,
   }, { oauth: { clientId: 'pages', clientSecret: 'pages-secret', redirectUris: [redirect] } });
   browser = await startBrowser();
@@ -27,9 +33,17 @@ test.before(async () => {
 test.after.always(async () => {
   await browser?.close();
   await h?.stop();
+  await removeTempDirs();
 });
 
-const open = () => openPage(browser.browser, { width: 1000, height: 800 });
+const ACCEPT: Record<Lang, string> = { en: 'en-US,en;q=0.9', zh: 'zh-CN,zh;q=0.9,en;q=0.5' };
+
+/** A page whose browser asks for `lang` (English unless told). */
+async function open(lang: Lang = 'en') {
+  const opened = await openPage(browser.browser, { width: 1000, height: 800 });
+  await opened.page.setExtraHTTPHeaders({ 'Accept-Language': ACCEPT[lang] });
+  return opened;
+}
 
 test.serial('log in from the landing page through the consent page and come back logged in', async (t) => {
   const { page, errors } = await open();
@@ -52,7 +66,7 @@ test.serial('the status page shows the service and probes upstreams only on dema
   h.fake.resetCalls();
   await page.goto(`${h.base}/status`, { waitUntil: 'networkidle0' });
   const text = await page.evaluate(() => document.body.innerText);
-  for (const word of ['Skinfarm skins service', 'libvips', 'got', '本次响应时间', '服务器时间', '命中', '未命中']) t.true(text.includes(word), word);
+  for (const word of ['Skinfarm skins service', 'libvips', 'got', 'This response took', 'Server time', 'Hits', 'Misses']) t.true(text.includes(word), word);
   t.deepEqual(h.fake.calls(), {}, 'opening the page probes nothing');
   await page.click('#probe');
   await page.waitForFunction(() => /official: OK/.test(document.getElementById('probe-result')!.textContent ?? ''));
@@ -68,5 +82,55 @@ test.serial('the docs page: a try-it form calls the endpoint and shows the answe
   await form!.$eval('button', (b) => (b as HTMLButtonElement).click());
   await page.waitForFunction((el) => el?.querySelector('pre.answer')?.textContent?.includes('"dashed"'), {}, form);
   await page.screenshot({ path: path.join(ARTIFACTS, 'docs.png') });
+  t.deepEqual(errors, []);
+});
+
+// Per page: where it is, and a sentence only its English and only its Chinese version shows.
+const PAGES: Array<{ name: string; url: () => string; words: Record<Lang, string> }> = [
+  { name: 'landing', url: () => `${h.base}/`, words: { en: 'Player skin images', zh: '玩家皮肤图像服务' } },
+  { name: 'status', url: () => `${h.base}/status`, words: { en: 'This response took', zh: '本次响应时间' } },
+  { name: 'docs', url: () => `${h.base}/docs`, words: { en: 'Machine-readable', zh: '机器可读' } },
+  { name: 'login-failed', url: () => `${h.base}/oauth/external/callback?code=x&state=forged`, words: { en: 'Login failed', zh: '登录失败' } },
+  { name: 'media-landing', url: () => `${h.app.urls.media}/`, words: { en: 'public categories', zh: '个公开分类' } },
+  { name: 'media-login', url: () => `${h.app.urls.media}/login`, words: { en: 'Get token', zh: '获取令牌' } },
+];
+const HTML_LANG: Record<Lang, string> = { en: 'en', zh: 'zh-CN' };
+const OTHER: Record<Lang, Lang> = { en: 'zh', zh: 'en' };
+/** Han characters, outside the language switch (which names 中文 in itself). */
+const HAN = /\p{Script=Han}/u;
+
+for (const lang of ['en', 'zh'] as const) {
+  test.serial(`every page follows Accept-Language: ${lang}`, async (t) => {
+    const { page, errors } = await open(lang);
+    for (const { name, url, words } of PAGES) {
+      await page.goto(url(), { waitUntil: 'networkidle0' });
+      t.is(await page.$eval('html', (e) => e.lang), HTML_LANG[lang], name);
+      const text = await page.evaluate(() => {
+        document.querySelector('.lang-switch')?.remove();
+        return document.body.innerText;
+      });
+      t.true(text.includes(words[lang]), `${name}: ${words[lang]}`);
+      t.false(text.includes(words[OTHER[lang]]), `${name}: not ${words[OTHER[lang]]}`);
+      // The docs' endpoint descriptions are the OpenAPI document's English; the rest is one language.
+      if (lang === 'en') t.false(HAN.test(text.replace(/Ext玩家/g, '')), `${name}: no Chinese on the English page`);
+      await page.reload({ waitUntil: 'networkidle0' });
+      await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${lang}.png`), fullPage: name !== 'docs' });
+    }
+    // The forged login answers 400, which Chromium reports as a failed resource.
+    t.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+  });
+}
+
+test.serial('the switch on a page changes its language, and the choice holds on the next page', async (t) => {
+  const { page, errors } = await open('en');
+  await page.goto(`${h.base}/status`, { waitUntil: 'networkidle0' });
+  await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('#lang-zh')]);
+  t.is(await page.$eval('html', (e) => e.lang), 'zh-CN');
+  t.regex(await page.evaluate(() => document.body.innerText), /本次响应时间/);
+  await page.goto(`${h.base}/`, { waitUntil: 'networkidle0' });
+  t.is(await page.$eval('html', (e) => e.lang), 'zh-CN', 'the cookie outranks Accept-Language');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('#lang-en')]);
+  t.is(await page.$eval('html', (e) => e.lang), 'en');
+  t.regex(await page.evaluate(() => document.body.innerText), /Player skin images/);
   t.deepEqual(errors, []);
 });

@@ -137,7 +137,7 @@ test('a forged state never logs in: JSON for clients, HTML for browsers', async 
   const json = await browser.go(`${h.base}/oauth/external/callback?code=abc&state=forged`, { headers: { accept: 'application/json' } });
   t.is(json.status, 400);
   t.is(json.json.code, 'oauth_state_mismatch');
-  const html = await new Browser().go(`${h.base}/oauth/external/callback?code=abc&state=forged`, { headers: { accept: 'text/html' } });
+  const html = await new Browser().go(`${h.base}/oauth/external/callback?code=abc&state=forged`, { headers: { accept: 'text/html', 'accept-language': 'zh-CN' } });
   t.is(html.status, 400);
   t.regex(html.headers.get('content-type')!, /html/);
   t.regex(html.text, /登录失败/);

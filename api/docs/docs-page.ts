@@ -1,8 +1,24 @@
 // GET /docs: the OpenAPI document rendered for people. A section per service and a card per
 // endpoint with its parameters, a curl example and, for GET endpoints, a form that calls the
 // endpoint from the browser and shows the answer (JSON, image, video or text) inline.
-import { escapeHtml, layout } from '../skins/pages/layout.ts';
+import type { Lang } from '../http/i18n.ts';
+import { escapeHtml, layout, scriptString } from '../skins/pages/layout.ts';
 import { METHODS, type Method, type OpenApiDocument, type Operation, type Parameter, type ServiceId } from './openapi.ts';
+
+// The page's own words; the endpoint descriptions come from the OpenAPI document (English).
+const TEXT = {
+  en: {
+    title: 'API docs', name: 'name', in: 'in', type: 'type', fallback: 'default', values: 'values', meaning: 'meaning', required: 'required',
+    open: 'open', defaultOption: 'default', tryIt: 'Try it', body: 'Body', schema: 'schema', schemas: 'Schemas', service: 'service',
+    machine: 'Machine-readable:', version: 'version', note: '', failed: 'failed:',
+  },
+  zh: {
+    title: 'API 文档', name: '名称', in: '位置', type: '类型', fallback: '默认值', values: '取值', meaning: '含义', required: '必填',
+    open: '打开', defaultOption: '默认', tryIt: '试一试', body: '请求体', schema: '结构', schemas: '数据结构', service: '服务',
+    machine: '机器可读：', version: '版本', note: '各接口的说明取自 OpenAPI 文档（英文）。', failed: '失败：',
+  },
+} satisfies Record<Lang, Record<string, string>>;
+type Text = (typeof TEXT)[Lang];
 
 interface Endpoint { service: ServiceId; base: string; path: string; method: Method; op: Operation }
 
@@ -53,14 +69,14 @@ function schemaText(schema: Record<string, unknown>): { type: string; values: st
   return { type: [schema.type ?? ''].flat().join(' or '), values, fallback: schema.default === undefined ? '' : String(schema.default) };
 }
 
-function fieldTable(fields: Field[]): string {
+function fieldTable(text: Text, fields: Field[]): string {
   if (!fields.length) return '';
   const rows = fields.map((f) => {
     const s = schemaText(f.schema);
-    return `<tr><td><code>${escapeHtml(f.name)}</code></td><td>${escapeHtml(f.where)}</td><td>${escapeHtml(s.type)}${f.required ? ' <b>required</b>' : ''}</td>`
+    return `<tr><td><code>${escapeHtml(f.name)}</code></td><td>${escapeHtml(f.where)}</td><td>${escapeHtml(s.type)}${f.required ? ` <b>${text.required}</b>` : ''}</td>`
       + `<td>${escapeHtml(s.fallback)}</td><td>${escapeHtml(s.values)}</td><td>${prose(f.description)}</td></tr>`;
   });
-  return `<table class="params"><tr><th>name</th><th>in</th><th>type</th><th>default</th><th>values</th><th>meaning</th></tr>${rows.join('')}</table>`;
+  return `<table class="params"><tr><th>${text.name}</th><th>${text.in}</th><th>${text.type}</th><th>${text.fallback}</th><th>${text.values}</th><th>${text.meaning}</th></tr>${rows.join('')}</table>`;
 }
 
 const parameterFields = (params: Parameter[]): Field[] => params.map((p) => ({ name: p.name, where: p.in, required: p.required, schema: p.schema, description: p.description }));
@@ -92,13 +108,13 @@ function curl(doc: OpenApiDocument, e: Endpoint): string {
   return `${parts.join(' ')} '${example(e)}'`;
 }
 
-function input(p: Parameter): string {
+function input(text: Text, p: Parameter): string {
   const attrs = `name="${escapeHtml(p.name)}" data-in="${p.in}"${p.required ? ' required' : ''}`;
   const label = `${escapeHtml(p.name)}${p.required ? ' *' : ''}`;
   if (Array.isArray(p.schema.enum)) {
     const fallback = p.schema.default === undefined ? '' : ` (${escapeHtml(p.schema.default)})`;
     const options = p.schema.enum.map((v) => `<option${String(v) === p.example ? ' selected' : ''}>${escapeHtml(v)}</option>`).join('');
-    return `<label>${label} <select ${attrs}><option value="">default${fallback}</option>${options}</select></label>`;
+    return `<label>${label} <select ${attrs}><option value="">${text.defaultOption}${fallback}</option>${options}</select></label>`;
   }
   const placeholder = p.schema.default !== undefined ? String(p.schema.default) : p.description;
   return `<label>${label} <input ${attrs} value="${escapeHtml(p.example ?? '')}" placeholder="${escapeHtml(placeholder)}" size="16"></label>`;
@@ -110,29 +126,29 @@ function credentialInput(c: Credential): string {
 }
 
 /** A try-it form for GET endpoints that answer data; pages and redirects get a plain link. */
-function tryIt(doc: OpenApiDocument, e: Endpoint): string {
+function tryIt(text: Text, doc: OpenApiDocument, e: Endpoint): string {
   if (e.method !== 'get') return '';
   const types = contentTypes(e.op);
   if (successStatus(e.op) === '302' || (types.length === 1 && types[0] === 'text/html')) {
-    return `<p><a href="${escapeHtml(example(e))}" target="_blank" rel="noopener">open ${escapeHtml(example(e))}</a></p>`;
+    return `<p><a href="${escapeHtml(example(e))}" target="_blank" rel="noopener">${text.open} ${escapeHtml(example(e))}</a></p>`;
   }
-  const inputs = [...(e.op.parameters ?? []).map(input), ...credentials(doc, e.op).filter((c) => c.asked).map(credentialInput)].join(' ');
+  const inputs = [...(e.op.parameters ?? []).map((p) => input(text, p)), ...credentials(doc, e.op).filter((c) => c.asked).map(credentialInput)].join(' ');
   return `<form class="try" data-base="${escapeHtml(e.base)}" data-path="${escapeHtml(e.path)}">${inputs}
-<button class="button" type="submit">Try it</button><div class="out"></div></form>`;
+<button class="button" type="submit">${text.tryIt}</button><div class="out"></div></form>`;
 }
 
-function requestBody(doc: OpenApiDocument, e: Endpoint): string {
+function requestBody(text: Text, doc: OpenApiDocument, e: Endpoint): string {
   const content = e.op.requestBody?.content;
   if (!content) return '';
   return Object.entries(content).map(([type, media]) => {
     const name = typeof media.schema.$ref === 'string' ? media.schema.$ref.split('/').pop()! : null;
-    const ref = name ? ` (schema <a href="#schema-${escapeHtml(name)}">${escapeHtml(name)}</a>)` : '';
+    const ref = name ? ` (${text.schema} <a href="#schema-${escapeHtml(name)}">${escapeHtml(name)}</a>)` : '';
     const schema = name ? doc.components.schemas[name] : media.schema;
     const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
     const needed = (schema.required ?? []) as string[];
     const fields = Object.entries(properties).map(([field, f]) => ({ name: field, where: 'body', required: needed.includes(field), schema: f, description: String(f.description ?? '') }));
     const sample = media.example === undefined || !type.includes('json') ? '' : `<pre>${escapeHtml(JSON.stringify(media.example, null, 2))}</pre>`;
-    return `<p>Body <code>${escapeHtml(type)}</code>${ref}</p>${fieldTable(fields)}${sample}`;
+    return `<p>${text.body} <code>${escapeHtml(type)}</code>${ref}</p>${fieldTable(text, fields)}${sample}`;
   }).join('');
 }
 
@@ -144,13 +160,13 @@ function responses(op: Operation): string {
   return `<ul class="responses">${items.join('')}</ul>`;
 }
 
-function card(doc: OpenApiDocument, e: Endpoint): string {
+function card(text: Text, doc: OpenApiDocument, e: Endpoint): string {
   const creds = credentials(doc, e.op);
   return `<div class="card endpoint" id="${escapeHtml(anchor(e))}">
 <h3><span class="method ${e.method}">${e.method.toUpperCase()}</span> <code>${escapeHtml(e.path)}</code></h3>
 <p>${prose(e.op.summary)}${e.op.description ? `. ${prose(e.op.description)}` : ''}</p>
-${fieldTable([...parameterFields(e.op.parameters ?? []), ...credentialFields(creds)])}${requestBody(doc, e)}${responses(e.op)}
-<pre class="curl">${escapeHtml(curl(doc, e))}</pre>${tryIt(doc, e)}</div>`;
+${fieldTable(text, [...parameterFields(e.op.parameters ?? []), ...credentialFields(creds)])}${requestBody(text, doc, e)}${responses(e.op)}
+<pre class="curl">${escapeHtml(curl(doc, e))}</pre>${tryIt(text, doc, e)}</div>`;
 }
 
 const STYLE = `<style>
@@ -165,7 +181,7 @@ form.try{border-top:1px dashed #d9dde3;padding-top:.5rem}form.try label{display:
 </style>`;
 
 // Runs in the browser: builds the URL from the form, calls it and shows the answer by its type.
-const SCRIPT = `<script>
+const script = (text: Text) => `<script>
 // A link to a schema opens its <details>.
 const openTarget = () => { const target = document.getElementById(decodeURIComponent(location.hash.slice(1))); if (target && target.tagName === 'DETAILS') target.open = true; };
 addEventListener('hashchange', openTarget);
@@ -208,27 +224,30 @@ for (const form of document.querySelectorAll('form.try')) {
       const pre = Object.assign(document.createElement('pre'), { className: 'answer', textContent: shown.slice(0, 20000) });
       out.append(pre);
     } catch (error) {
-      line.append(' failed: ' + error);
+      line.append(' ' + ${scriptString(text.failed)} + ' ' + error);
     }
   });
 }
 </script>`;
 
-function schemas(doc: OpenApiDocument): string {
+function schemas(text: Text, doc: OpenApiDocument): string {
   const items = Object.entries(doc.components.schemas).map(([name, schema]) =>
     `<details id="schema-${escapeHtml(name)}"><summary><code>${escapeHtml(name)}</code></summary><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre></details>`);
-  return `<h2 id="schemas">Schemas</h2>${items.join('')}`;
+  return `<h2 id="schemas">${text.schemas}</h2>${items.join('')}`;
 }
 
-export function renderDocsPage(doc: OpenApiDocument): string {
+export function renderDocsPage(lang: Lang, doc: OpenApiDocument): string {
+  const text = TEXT[lang];
   const services = doc.tags.map((tag) => ({ tag, list: endpoints(doc, tag.name) }));
   const toc = services.map(({ tag, list }) => `<h4><a href="#${tag.name}">${escapeHtml(tag.name)}</a></h4><ul>${list.map((e) =>
     `<li><a href="#${escapeHtml(anchor(e))}">${e.method.toUpperCase()} ${escapeHtml(e.path)}</a></li>`).join('')}</ul>`).join('');
   const sections = services.map(({ tag, list }) => {
     const base = doc.servers.find((s) => s['x-service'] === tag.name)?.url ?? '';
-    return `<section id="${tag.name}"><h2>${escapeHtml(tag.name)} service <small><code>${escapeHtml(base)}</code></small></h2>
-<p>${prose(tag.description)}</p>${list.map((e) => card(doc, e)).join('')}</section>`;
+    return `<section id="${tag.name}"><h2>${escapeHtml(tag.name)} ${text.service} <small><code>${escapeHtml(base)}</code></small></h2>
+<p>${prose(tag.description)}</p>${list.map((e) => card(text, doc, e)).join('')}</section>`;
   }).join('');
-  const intro = `<p>${escapeHtml(doc.info.description)} Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI ${escapeHtml(doc.openapi)}, version ${escapeHtml(doc.info.version)}).</p>`;
-  return layout('API 文档', `${STYLE}<h2>API</h2>${intro}<nav class="card toc">${toc}<h4><a href="#schemas">schemas</a></h4></nav>${sections}${schemas(doc)}${SCRIPT}`);
+  // The document's own summary is English; the Chinese page says so instead of repeating it.
+  const summary = lang === 'en' ? escapeHtml(doc.info.description) : text.note;
+  const intro = `<p>${summary} ${text.machine} <a href="/openapi.json">/openapi.json</a> (OpenAPI ${escapeHtml(doc.openapi)}, ${text.version} ${escapeHtml(doc.info.version)}).</p>`;
+  return layout(lang, text.title, `${STYLE}<h2>API</h2>${intro}<nav class="card toc">${toc}<h4><a href="#schemas">${text.schemas}</a></h4></nav>${sections}${schemas(text, doc)}${script(text)}`);
 }

@@ -411,9 +411,9 @@ function searchPaths(add: Add): void {
 
 /** Paths that more than one service answers the same way. */
 function sharedPaths(add: Add): void {
-  add(['media', 'search'], 'get', '/health', {
-    summary: 'Health and version', description: 'Media and search each answer their own shape; no credentials needed.',
-    ok: json('service state', { oneOf: [ref('MediaHealth'), ref('SearchHealth')] }),
+  add([...SERVICE_NAMES], 'get', '/health', {
+    summary: 'Health and version', description: 'Each service answers its own shape; no credentials needed.',
+    ok: json('service state', { oneOf: [ref('SkinsHealth'), ref('MediaHealth'), ref('SearchHealth')] }),
   });
   add([...SERVICE_NAMES], 'get', '/metrics', {
     summary: 'Prometheus metrics', description: 'The same registry on every service port. With METRICS_TOKEN set a bearer token is required.',

@@ -185,6 +185,10 @@ const MEDIA: Record<string, Schema> = {
   }),
   MediaLogin: object({ password: str() }),
   MediaToken: object({ token: str('use as ?token= on private selectors and files'), expiresAt: int('Unix seconds'), categories: array(str()) }),
+  SkinsHealth: object({
+    status: { const: 'ok' }, service: { const: 'skins' }, version: str(), uptime_s: int(),
+    render: object({ workers: int('RENDER_WORKERS'), pages_alive: int('Chromium pages able to render') }),
+  }),
   MediaHealth: object({ status: { const: 'ok' }, service: { const: 'media' }, version: str(), categories: int(), files: int() }),
 };
 

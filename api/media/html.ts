@@ -1,5 +1,6 @@
 // A tagged template that escapes every interpolated value unless it is already Html, so a
 // page cannot forget to escape a category name or a URL.
+import { HTML_LANG, languageSwitch, type Lang } from '../http/i18n.ts';
 
 export class Html {
   readonly text: string;
@@ -39,12 +40,16 @@ const STYLE = `
   code { background: #8882; padding: .1rem .3rem; border-radius: .2rem; word-break: break-all; }
   .totals { display: flex; gap: 2rem; flex-wrap: wrap; margin: 1rem 0; }
   .totals div { font-size: 1.1rem; } .totals strong { display: block; font-size: 1.8rem; }
-  .error { color: #c33; } label, input, button { font-size: 1rem; } input { padding: .3rem; }`;
+  .error { color: #c33; } label, input, button { font-size: 1rem; } input { padding: .3rem; }
+  .lang-switch { float: right; }`;
 
-/** A complete page: the shared style and an empty icon (no /favicon.ico request, no console error). */
-export function page(title: string, body: Html): string {
+/**
+ * A complete page in one language with the switch to the other: the shared style and an empty
+ * icon (no /favicon.ico request, no console error).
+ */
+export function page(lang: Lang, title: string, body: Html): string {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${HTML_LANG[lang]}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title><link rel="icon" href="data:,"><style>${new Html(STYLE)}</style></head>
-<body>${body}</body></html>`.text;
+<body>${new Html(languageSwitch(lang))}${body}</body></html>`.text;
 }

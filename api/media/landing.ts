@@ -1,5 +1,6 @@
 // The landing page at / (no selector): every public category with its counts, the totals
 // and how to call the service.
+import type { Lang } from '../http/i18n.ts';
 import { html, page } from './html.ts';
 import type { Category, CategoryCounts } from './library.ts';
 
@@ -23,7 +24,29 @@ export function exampleUrl(baseUrl: string, category: CategorySummary): string {
   return `${baseUrl}/?${selector}=${encodeURIComponent(category.alias)}`;
 }
 
-export function landingPage(summary: LibrarySummary, baseUrl: string): string {
+const TEXT = {
+  en: {
+    title: 'Skinfarm random media', intro: 'A random image or video from a category, by plain URL.',
+    categories: 'public categories', files: 'media files', calls: 'total calls',
+    category: 'Category', alias: 'Alias', fileCount: 'Files', landscape: 'Landscape', portrait: 'Portrait', example: 'Example',
+    none: 'No public categories yet.', usage: 'Usage',
+    image: 'a random image;', video: 'a random video', orientation: 'filters (square files only come unfiltered)', or: 'or',
+    json: 'answers JSON with the file\'s permanent', jsonRest: ', size and orientation;', redirect: 'redirects there',
+    privateIntro: 'Private categories:', privateImages: '(images) and', privateVideos: '(videos) with HTTP Basic, an', header: 'header or a token from', tokenRest: '',
+  },
+  zh: {
+    title: 'Skinfarm 随机媒体', intro: '通过一个普通网址，从某个分类中随机取一张图片或一段视频。',
+    categories: '个公开分类', files: '个媒体文件', calls: '次调用',
+    category: '分类', alias: '别名', fileCount: '文件', landscape: '横向', portrait: '纵向', example: '示例',
+    none: '还没有公开分类。', usage: '用法',
+    image: '随机图片；', video: '随机视频', orientation: '按方向筛选（正方形文件只在不筛选时出现）', or: '或',
+    json: '返回 JSON，包含文件的永久地址', jsonRest: '、大小和方向；', redirect: '重定向到该地址',
+    privateIntro: '私有分类：', privateImages: '（图片）和', privateVideos: '（视频），需要 HTTP Basic、', header: '请求头，或来自', tokenRest: '的令牌',
+  },
+} satisfies Record<Lang, Record<string, string>>;
+
+export function landingPage(lang: Lang, summary: LibrarySummary, baseUrl: string): string {
+  const text = TEXT[lang];
   const { categories, totals } = summary;
   const rows = categories.map((c) => {
     const example = exampleUrl(baseUrl, c);
@@ -31,20 +54,20 @@ export function landingPage(summary: LibrarySummary, baseUrl: string): string {
 <td class="n">${c.files}</td><td class="n">${c.landscape}</td><td class="n">${c.portrait}</td>
 <td><a href="${example}">${example}</a></td></tr>`;
   });
-  return page('Skinfarm random media', html`<h1>Skinfarm random media</h1>
-<p>A random image or video from a category, by plain URL.</p>
+  return page(lang, text.title, html`<h1>${text.title}</h1>
+<p>${text.intro}</p>
 <div class="totals">
-<div><strong id="total-categories">${totals.categories}</strong>public categories</div>
-<div><strong id="total-files">${totals.files}</strong>media files</div>
-<div><strong id="total-calls">${totals.calls}</strong>total calls</div>
+<div><strong id="total-categories">${totals.categories}</strong>${text.categories}</div>
+<div><strong id="total-files">${totals.files}</strong>${text.files}</div>
+<div><strong id="total-calls">${totals.calls}</strong>${text.calls}</div>
 </div>
-<table id="categories"><thead><tr><th>Category</th><th>Alias</th><th class="n">Files</th><th class="n">Landscape</th><th class="n">Portrait</th><th>Example</th></tr></thead>
-<tbody>${rows.length ? rows : html`<tr><td colspan="6">No public categories yet.</td></tr>`}</tbody></table>
-<h2>Usage</h2>
+<table id="categories"><thead><tr><th>${text.category}</th><th>${text.alias}</th><th class="n">${text.fileCount}</th><th class="n">${text.landscape}</th><th class="n">${text.portrait}</th><th>${text.example}</th></tr></thead>
+<tbody>${rows.length ? rows : html`<tr><td colspan="6">${text.none}</td></tr>`}</tbody></table>
+<h2>${text.usage}</h2>
 <ul>
-<li><code>${baseUrl}/?img=&lt;alias&gt;</code> a random image; <code>vid=&lt;alias&gt;</code> a random video</li>
-<li><code>&amp;orientation=landscape</code> or <code>portrait</code> filters (square files only come unfiltered)</li>
-<li><code>&amp;format=json</code> answers JSON with the file's permanent <code>url</code>, size and orientation; <code>&amp;redirect=1</code> redirects there</li>
-<li>Private categories: <code>sim=&lt;alias&gt;</code> (images) and <code>smo=&lt;alias&gt;</code> (videos) with HTTP Basic, an <code>X-Media-Password</code> header or a token from <a href="/login">/login</a></li>
+<li><code>${baseUrl}/?img=&lt;alias&gt;</code> ${text.image} <code>vid=&lt;alias&gt;</code> ${text.video}</li>
+<li><code>&amp;orientation=landscape</code> ${text.or} <code>portrait</code> ${text.orientation}</li>
+<li><code>&amp;format=json</code> ${text.json} <code>url</code>${text.jsonRest} <code>&amp;redirect=1</code> ${text.redirect}</li>
+<li>${text.privateIntro} <code>sim=&lt;alias&gt;</code> ${text.privateImages} <code>smo=&lt;alias&gt;</code> ${text.privateVideos} <code>X-Media-Password</code> ${text.header} <a href="/login">/login</a>${text.tokenRest}</li>
 </ul>`);
 }

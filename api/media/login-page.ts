@@ -1,26 +1,52 @@
-// The login form (password in a POST body, never in a URL) and the page showing the token.
+// The login form (password in a POST body, never in a URL) and the page showing the token, in
+// the reader's language. A failed login is explained by its error code, in that language.
+import type { ErrorCode } from '../../shared/errors.ts';
+import type { Lang } from '../http/i18n.ts';
 import { html, page } from './html.ts';
 import { exampleUrl, type CategorySummary } from './landing.ts';
 import type { Grant } from './access.ts';
 
-export function loginPage(error?: string): string {
-  return page('Private media login', html`<h1>Private media</h1>
-<p>The password gives a signed link token; add <code>&amp;token=…</code> to private media URLs to embed them.</p>
-${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+const TEXT = {
+  en: {
+    title: 'Private media login', heading: 'Private media', password: 'Password', submit: 'Get token', failed: 'The login did not work.',
+    intro: 'The password gives a signed link token; add', introRest: 'to private media URLs to embed them.',
+    tokenTitle: 'Private media token', tokenHeading: 'Your token', validUntil: 'Valid until', noPrivate: 'There are no private categories.',
+  },
+  zh: {
+    title: '私有媒体登录', heading: '私有媒体', password: '密码', submit: '获取令牌', failed: '登录未成功。',
+    intro: '输入密码可获得签名的链接令牌；在私有媒体网址后加上', introRest: '即可嵌入使用。',
+    tokenTitle: '私有媒体令牌', tokenHeading: '你的令牌', validUntil: '有效期至', noPrivate: '没有私有分类。',
+  },
+} satisfies Record<Lang, Record<string, string>>;
+
+const REASONS: Partial<Record<ErrorCode, Record<Lang, string>>> = {
+  wrong_password: { en: 'Wrong password', zh: '密码错误' },
+  rate_limited: { en: 'Too many attempts from this address; try again later.', zh: '此地址尝试次数过多，请稍后再试。' },
+  bad_request: { en: 'Enter the password.', zh: '请输入密码。' },
+  payload_too_large: { en: 'The form is too large.', zh: '表单过大。' },
+};
+
+export function loginPage(lang: Lang, error?: ErrorCode): string {
+  const text = TEXT[lang];
+  const reason = error && (REASONS[error]?.[lang] ?? text.failed);
+  return page(lang, text.title, html`<h1>${text.heading}</h1>
+<p>${text.intro} <code>&amp;token=…</code> ${text.introRest}</p>
+${reason ? html`<p class="error" role="alert">${reason}</p>` : ''}
 <form method="post" action="/login">
-<label>Password <input type="password" name="password" autocomplete="current-password" required autofocus></label>
-<button type="submit">Get token</button>
+<label>${text.password} <input type="password" name="password" autocomplete="current-password" required autofocus></label>
+<button type="submit">${text.submit}</button>
 </form>`);
 }
 
-export function tokenPage(grant: Grant, privateCategories: CategorySummary[], baseUrl: string): string {
+export function tokenPage(lang: Lang, grant: Grant, privateCategories: CategorySummary[], baseUrl: string): string {
+  const text = TEXT[lang];
   const expires = new Date(grant.expiresAt * 1000).toISOString();
   const links = privateCategories.map((c) => {
     const url = `${exampleUrl(baseUrl, c)}&token=${encodeURIComponent(grant.token)}`;
     return html`<li>${c.name}: <a href="${url}">${url}</a></li>`;
   });
-  return page('Private media token', html`<h1>Your token</h1>
+  return page(lang, text.tokenTitle, html`<h1>${text.tokenHeading}</h1>
 <p><code id="token">${grant.token}</code></p>
-<p>Valid until <time datetime="${expires}">${expires}</time>.</p>
-${links.length ? html`<ul>${links}</ul>` : html`<p>There are no private categories.</p>`}`);
+<p>${text.validUntil} <time datetime="${expires}">${expires}</time>.</p>
+${links.length ? html`<ul>${links}</ul>` : html`<p>${text.noPrivate}</p>`}`);
 }

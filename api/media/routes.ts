@@ -4,6 +4,7 @@ import type { Context } from 'koa';
 import { ApiError, isApiError } from '../../shared/errors.ts';
 import { requestOrigin } from '../http/client-address.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
+import { pageLanguage } from '../http/i18n.ts';
 import type { Grant, PrivateAccess } from './access.ts';
 import type { MediaSettings } from './config.ts';
 import type { CallCounter } from './counter.ts';
@@ -138,7 +139,7 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
     }
     const summary = summarize(library.categories().filter((c) => !c.meta.private), await counter.total());
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = landingPage(summary, baseUrl(ctx, settings));
+    ctx.body = landingPage(pageLanguage(ctx), summary, baseUrl(ctx, settings));
   });
 
   router.get('/f/:file', fileLimit, async (ctx) => {
@@ -161,7 +162,7 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
 
   router.get('/login', limit, (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = loginPage();
+    ctx.body = loginPage(pageLanguage(ctx));
   });
 
   router.post('/login', limit, async (ctx) => {
@@ -175,7 +176,7 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
       ctx.status = err.status;
       if (err.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(err.retryAfter))));
       ctx.type = 'text/html; charset=utf-8';
-      ctx.body = loginPage(err.message);
+      ctx.body = loginPage(pageLanguage(ctx), err.code);
       return;
     }
     ctx.set('Cache-Control', 'no-store');
@@ -185,7 +186,7 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
       return;
     }
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = tokenPage(grant, privateCategories, baseUrl(ctx, settings));
+    ctx.body = tokenPage(pageLanguage(ctx), grant, privateCategories, baseUrl(ctx, settings));
   });
 
   router.get('/health', (ctx) => {

@@ -8,6 +8,7 @@ import { queryParam } from '../http/body.ts';
 import { singleFileForm } from '../http/multipart.ts';
 import { optionsKey, parseImageOptions, type ImageKind } from './image-params.ts';
 import { imageEtag, sendPng } from './image-response.ts';
+import { profileOrDemoFallback } from './pages/demo-fallback.ts';
 import type { SkinsService } from './service.ts';
 import { parseSource } from './validate.ts';
 
@@ -18,8 +19,13 @@ export function imageRouter(service: SkinsService, limit: Middleware): Router {
 
   const image = (kind: ImageKind): Middleware => async (ctx) => {
     const options = parseImageOptions(ctx, kind);
-    const profile = await service.lookup.find(ctx.params.name, parseSource(queryParam(ctx, 'source')));
-    await service.images.reply(ctx, profile.value, options);
+    const source = parseSource(queryParam(ctx, 'source'));
+    const { profile, fallback } = await profileOrDemoFallback(ctx.params.name, service.config.demoPlayer, async () => (await service.lookup.find(ctx.params.name, source)).value);
+    await service.images.reply(ctx, profile, options);
+    if (fallback) {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.set('X-Demo-Fallback', fallback);
+    }
   };
   for (const kind of ['avatar', 'head', 'body', 'render', 'cube'] as const) {
     router.get(`/v1/${kind}/:name`, limit, image(kind));

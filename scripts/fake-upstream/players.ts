@@ -2,11 +2,13 @@
 // test) sees the same UUIDs and the same pictures.
 import { createHash } from 'node:crypto';
 import { normalizeUuid } from '../../shared/uuid.ts';
+import type { CapeLook, SkinLook } from './skin-looks.ts';
 
 export type Source = 'official' | 'external';
 
-export interface SkinArt { seed: number; slim?: boolean; legacy?: boolean; scale?: number }
-export interface CapeArt { seed: number; legacy?: boolean }
+/** A drawn texture: the test pattern (its shade by seed), or a real-looking demo `look`. */
+export interface SkinArt { seed: number; slim?: boolean; legacy?: boolean; scale?: number; look?: SkinLook }
+export interface CapeArt { seed: number; legacy?: boolean; look?: CapeLook }
 /** SKIN urls that lead somewhere a careful client must refuse (see textures.ts). */
 export type SkinTrap = 'evil' | 'redirect' | 'notPng' | 'huge';
 
@@ -63,14 +65,22 @@ type Blueprint = Omit<FakePlayer, 'uuid' | 'source' | 'generated' | 'skin' | 'ca
   cape?: Omit<CapeArt, 'seed'>;
 };
 
+// The test players whose pictures tests read face by face wear the test pattern; the demo
+// players (first block) and the rest wear real-looking drawings.
 const OFFICIAL: Blueprint[] = [
+  { name: 'Knight', slim: false, skin: { look: 'knight' }, cape: { look: 'crimson' } },
+  { name: 'Robot', slim: false, skin: { look: 'robot' } },
+  { name: 'Astronaut', slim: false, skin: { look: 'astronaut' } },
+  { name: 'Ranger', slim: true, skin: { slim: true, look: 'ranger' }, cape: { look: 'forest' } },
+  { name: 'Wizard', slim: false, skin: { scale: 2, look: 'wizard' } },
+  { name: 'Miner', slim: false, skin: { legacy: true, look: 'miner' } },
   { name: 'ClassicSteve', slim: false, skin: {} },
   { name: 'SlimAlex', slim: true, skin: { slim: true }, cape: {} },
   { name: 'LegacyOld', slim: false, skin: { legacy: true } },
   { name: 'HdPlayer', slim: false, skin: { scale: 2 } },
   { name: 'NoSkin', slim: false, skin: null },
-  { name: 'CapeWearer', slim: false, skin: {}, cape: { legacy: true } },
-  { name: 'BothSources', slim: false, skin: {} },
+  { name: 'CapeWearer', slim: false, skin: { look: 'knight' }, cape: { legacy: true, look: 'crimson' } },
+  { name: 'BothSources', slim: false, skin: { look: 'robot' } },
   { name: 'HangPlayer', slim: false, skin: {}, behaviour: 'hang' },
   { name: 'FailPlayer', slim: false, skin: {}, behaviour: 'fail' },
   { name: 'EvilTexture', slim: false, skin: 'evil' },
@@ -80,9 +90,9 @@ const OFFICIAL: Blueprint[] = [
 ];
 
 const EXTERNAL: Blueprint[] = [
-  { name: 'ExternalOnly', slim: true, skin: { slim: true }, cape: {} },
-  { name: 'Ext玩家', slim: false, skin: {} },
-  { name: 'BothSources', slim: true, skin: { slim: true } },
+  { name: 'ExternalOnly', slim: true, skin: { slim: true, look: 'ranger' }, cape: { look: 'forest' } },
+  { name: 'Ext玩家', slim: false, skin: { look: 'wizard' } },
+  { name: 'BothSources', slim: true, skin: { slim: true, look: 'astronaut' } },
 ];
 
 const UUID_OF: Record<Source, (name: string) => string> = { official: officialUuid, external: offlineUuid };

@@ -9,7 +9,8 @@ import type { SkinsService } from '../service.ts';
 import { isoWithOffset } from '../records.ts';
 import { parseUuid } from '../validate.ts';
 import { TokenRejected, type ExternalAccount } from './external-account.ts';
-import { renderMessagePage } from '../pages/layout.ts';
+import { pageLanguage } from '../../http/i18n.ts';
+import { renderLoginFailed } from '../pages/login-failed.ts';
 import type { AccountSession } from './session.ts';
 
 const TOKEN_NOTE = '此令牌等同于密码：不要分享、不要提交到代码仓库；它不会被本服务保存或记录。';
@@ -29,7 +30,7 @@ function failLogin(ctx: Context, error: ApiError): void {
   if (ctx.accepts('html', 'json') !== 'html') throw error;
   ctx.status = error.status;
   ctx.type = 'html';
-  ctx.body = renderMessagePage('登录失败', error.message, { href: '/oauth/external', label: '重新登录' });
+  ctx.body = renderLoginFailed(pageLanguage(ctx), error);
 }
 
 export function accountRouter(service: SkinsService, account: ExternalAccount | null, limit: Middleware): Router {

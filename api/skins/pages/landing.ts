@@ -1,19 +1,54 @@
 // GET /: what the service is, a live example, and the login state.
-import { escapeHtml, layout } from './layout.ts';
+import type { Lang } from '../../http/i18n.ts';
+import { escapeHtml, layout, scriptString } from './layout.ts';
 
 export interface LandingData { demoPlayer: string; user: { name: string } | null; oauthConfigured: boolean }
 
-export function renderLanding(data: LandingData): string {
+const TEXT = {
+  en: {
+    title: 'Home',
+    heading: 'Player skin images',
+    intro: 'Looks up official and external (Yggdrasil) accounts by player name or UUID, answers every texture detail, and draws PNGs on the server: avatars, heads, full bodies, 3D renders at any angle, cube heads, raw skins and capes.',
+    example: 'Example',
+    account: 'Account',
+    loggedIn: 'Logged in as',
+    logout: 'Log out',
+    profiles: 'My players',
+    loading: 'Loading…',
+    noProfiles: 'No players',
+    profilesFailed: 'Your players could not be loaded.',
+    login: 'Log in with your external account',
+    notConfigured: 'External login is not set up (OAUTH_CLIENT_ID and the rest).',
+  },
+  zh: {
+    title: '首页',
+    heading: '玩家皮肤图像服务',
+    intro: '按玩家名或 UUID 查询官方与外部（Yggdrasil）账号，返回完整的材质信息，并在服务器端生成 PNG：头像、头部、全身、任意角度的 3D 渲染、立方体头像、原始皮肤与披风。',
+    example: '示例',
+    account: '账号',
+    loggedIn: '已登录：',
+    logout: '退出',
+    profiles: '我的角色',
+    loading: '加载中…',
+    noProfiles: '没有角色',
+    profilesFailed: '无法加载角色。',
+    login: '使用外部账号登录',
+    notConfigured: '外部登录未配置（OAUTH_CLIENT_ID 等）。',
+  },
+} satisfies Record<Lang, Record<string, string>>;
+
+export function renderLanding(lang: Lang, data: LandingData): string {
+  const text = TEXT[lang];
   const player = encodeURIComponent(data.demoPlayer);
   const login = data.user
-    ? `<p>已登录：<strong id="user-name">${escapeHtml(data.user.name)}</strong> · <a href="/oauth/logout">退出</a></p>
-<h3>我的角色</h3><ul id="profiles"><li>加载中…</li></ul>
+    ? `<p>${text.loggedIn} <strong id="user-name">${escapeHtml(data.user.name)}</strong> · <a href="/oauth/logout">${text.logout}</a></p>
+<h3>${text.profiles}</h3><ul id="profiles"><li>${text.loading}</li></ul>
 <script>
 fetch('/v1/me/profiles?pretty=0').then((r) => r.json()).then((body) => {
   const list = document.getElementById('profiles');
   list.textContent = '';
   const profiles = body.success ? body.data.profiles : [];
-  if (!profiles.length) list.textContent = body.success ? '没有角色' : body.message;
+  if (!profiles.length) list.textContent = body.success ? ${scriptString(text.noProfiles)} : ${scriptString(text.profilesFailed)};
   for (const p of profiles) {
     const li = document.createElement('li');
     const img = document.createElement('img');
@@ -26,14 +61,14 @@ fetch('/v1/me/profiles?pretty=0').then((r) => r.json()).then((body) => {
 });
 </script>`
     : data.oauthConfigured
-      ? '<p><a class="button" id="login" href="/oauth/external">使用外部账号登录</a></p>'
-      : '<p>外部登录未配置（OAUTH_CLIENT_ID 等）。</p>';
+      ? `<p><a class="button" id="login" href="/oauth/external">${text.login}</a></p>`
+      : `<p>${text.notConfigured}</p>`;
   const body = `
-<div class="card"><h2>玩家皮肤图像服务</h2>
-<p>按玩家名或 UUID 查询官方与外部（Yggdrasil）账号，返回完整的材质信息，并在服务器端生成 PNG：头像、头部、全身、任意角度的 3D 渲染、立方体头像、原始皮肤与披风。</p>
-<p>示例：<code>/v1/player/${escapeHtml(data.demoPlayer)}</code></p>
+<div class="card"><h2 id="heading">${text.heading}</h2>
+<p>${text.intro}</p>
+<p>${text.example}: <code>/v1/player/${escapeHtml(data.demoPlayer)}</code></p>
 <p class="example"><img id="example-avatar" src="/v1/avatar/${player}/64" alt="avatar" width="64" height="64">
 <img id="example-render" src="/v1/render/${player}/160?yaw=30&amp;pitch=10" alt="3D render" width="160" height="160"></p></div>
-<div class="card"><h2>账号</h2>${login}</div>`;
-  return layout('首页', body);
+<div class="card"><h2>${text.account}</h2>${login}</div>`;
+  return layout(lang, text.title, body);
 }

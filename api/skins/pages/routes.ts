@@ -1,9 +1,11 @@
-// HTML pages of the skins service and the upstream probe the status page's button calls.
+// HTML pages of the skins service, the upstream probe the status page's button calls, and
+// /health (the same idea as media's and search's: cheap, local, no upstream call).
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { ok } from '../../http/envelope.ts';
+import { pageLanguage } from '../../http/i18n.ts';
 import type { AccountSession } from '../account/session.ts';
-import type { SkinsService } from '../service.ts';
+import { VERSION, type SkinsService } from '../service.ts';
 import { renderLanding } from './landing.ts';
 import { renderStatusPage } from './status.ts';
 
@@ -14,7 +16,7 @@ export function pagesRouter(service: SkinsService, oauthConfigured: boolean, lim
     const { user } = ctx.session as unknown as AccountSession;
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = renderLanding({ demoPlayer: service.config.demoPlayer, user: user ?? null, oauthConfigured });
+    ctx.body = renderLanding(pageLanguage(ctx), { demoPlayer: service.config.demoPlayer, user: user ?? null, oauthConfigured });
   });
 
   router.get('/status', async (ctx) => {
@@ -22,13 +24,24 @@ export function pagesRouter(service: SkinsService, oauthConfigured: boolean, lim
     const status = await service.status();
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = renderStatusPage({
+    ctx.body = renderStatusPage(pageLanguage(ctx), {
       version: status.version,
       uptimeMs: status.uptime_ms,
       responseMs: Number(process.hrtime.bigint() - started) / 1e6,
       cache: status.cache,
       sources: status.sources,
     });
+  });
+
+  router.get('/health', (ctx) => {
+    const farm = service.farm?.stats();
+    ctx.body = {
+      status: 'ok',
+      service: 'skins',
+      version: VERSION,
+      uptime_s: Math.round(process.uptime()),
+      render: { workers: farm?.workers ?? 0, pages_alive: farm?.pagesAlive ?? 0 },
+    };
   });
 
   router.get('/v1/status/probe', limit, async (ctx) => ok(ctx, await service.probe()));

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
-import { escapeHtml, layout } from './layout.ts';
+import type { Lang } from '../../http/i18n.ts';
+import { escapeHtml, layout, scriptString } from './layout.ts';
 
 // got does not export its package.json; read it next to the resolved entry point.
 const gotEntry = createRequire(import.meta.url).resolve('got');
@@ -17,8 +18,25 @@ export interface StatusPageData {
   sources: Record<string, { enabled: boolean; ok: boolean; last_error: string | null }>;
 }
 
-function formatBytes(bytes: number | null): string {
-  if (bytes === null) return '未知';
+const TEXT = {
+  en: {
+    title: 'Status', heading: 'Skinfarm skins service', unknown: 'unknown', ok: 'OK', failing: 'failing', disabled: 'disabled', lastError: 'last error',
+    version: 'Version', uptime: 'Uptime', imageLibrary: 'Image library', httpClient: 'HTTP client', responseTime: 'This response took',
+    serverTime: 'Server time', sources: 'Sources', probe: 'Probe the upstreams', probing: 'Probing…', probeFailed: 'failed',
+    requestFailed: 'The request failed', cache: 'Cache', backend: 'Backend', entries: 'Entries', size: 'Size', hits: 'Hits',
+    misses: 'Misses', stale: 'Served stale', entryPoints: 'Entry points', docs: 'documentation', home: 'home page',
+  },
+  zh: {
+    title: '状态', heading: 'Skinfarm 皮肤服务', unknown: '未知', ok: '正常', failing: '异常', disabled: '已停用', lastError: '最近错误',
+    version: '版本', uptime: '运行时间', imageLibrary: '图像库', httpClient: 'HTTP 客户端', responseTime: '本次响应时间',
+    serverTime: '服务器时间', sources: '数据源', probe: '检测上游连接', probing: '检测中…', probeFailed: '失败',
+    requestFailed: '请求失败', cache: '缓存', backend: '后端', entries: '条目', size: '大小', hits: '命中',
+    misses: '未命中', stale: '过期后仍使用', entryPoints: '入口', docs: '文档', home: '首页',
+  },
+} satisfies Record<Lang, Record<string, string>>;
+
+function formatBytes(bytes: number | null, unknown: string): string {
+  if (bytes === null) return unknown;
   const units = ['B', 'KiB', 'MiB', 'GiB'];
   let value = bytes;
   let unit = 0;
@@ -29,45 +47,46 @@ function formatBytes(bytes: number | null): string {
   return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }
 
-export function renderStatusPage(data: StatusPageData, now = new Date()): string {
+export function renderStatusPage(lang: Lang, data: StatusPageData, now = new Date()): string {
+  const text = TEXT[lang];
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const rows = (pairs: [string, string][]) => pairs.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${v}</td></tr>`).join('');
   const sources = Object.entries(data.sources).map(([id, s]) =>
-    `<tr><th>${escapeHtml(id)}</th><td>${s.enabled ? (s.ok ? '正常' : '异常') : '已停用'}${s.last_error ? ` <small>(最近错误: ${escapeHtml(s.last_error)})</small>` : ''}</td></tr>`).join('');
+    `<tr><th>${escapeHtml(id)}</th><td>${s.enabled ? (s.ok ? text.ok : text.failing) : text.disabled}${s.last_error ? ` <small>(${text.lastError}: ${escapeHtml(s.last_error)})</small>` : ''}</td></tr>`).join('');
   const body = `
-<div class="card"><h2>Skinfarm skins service</h2><table>${rows([
-    ['版本', escapeHtml(data.version)],
-    ['运行时间', `${Math.round(data.uptimeMs / 1000)} s`],
-    ['图像库', `sharp ${escapeHtml(sharp.versions.sharp)} (libvips ${escapeHtml(sharp.versions.vips)}) 正常`],
-    ['HTTP 客户端', `got ${escapeHtml(GOT_VERSION)} 正常`],
-    ['本次响应时间', `<span id="response-time">${data.responseMs.toFixed(2)} ms</span>`],
-    ['服务器时间', `<time datetime="${now.toISOString()}">${escapeHtml(now.toISOString())}</time> (${escapeHtml(zone)})`],
+<div class="card"><h2>${text.heading}</h2><table>${rows([
+    [text.version, escapeHtml(data.version)],
+    [text.uptime, `${Math.round(data.uptimeMs / 1000)} s`],
+    [text.imageLibrary, `sharp ${escapeHtml(sharp.versions.sharp)} (libvips ${escapeHtml(sharp.versions.vips)}) ${text.ok}`],
+    [text.httpClient, `got ${escapeHtml(GOT_VERSION)} ${text.ok}`],
+    [text.responseTime, `<span id="response-time">${data.responseMs.toFixed(2)} ms</span>`],
+    [text.serverTime, `<time datetime="${now.toISOString()}">${escapeHtml(now.toISOString())}</time> (${escapeHtml(zone)})`],
   ])}</table></div>
-<div class="card"><h3>数据源</h3><table>${sources}</table>
-<p><button class="button" id="probe" type="button">检测上游连接</button> <span id="probe-result"></span></p></div>
-<div class="card"><h3>缓存</h3><table>${rows([
-    ['后端', escapeHtml(data.cache.backend)],
-    ['条目', String(data.cache.entries)],
-    ['大小', formatBytes(data.cache.bytes)],
-    ['命中', String(data.cache.hits)],
-    ['未命中', String(data.cache.misses)],
-    ['过期后仍使用', String(data.cache.stale)],
+<div class="card"><h3>${text.sources}</h3><table>${sources}</table>
+<p><button class="button" id="probe" type="button">${text.probe}</button> <span id="probe-result"></span></p></div>
+<div class="card"><h3>${text.cache}</h3><table>${rows([
+    [text.backend, escapeHtml(data.cache.backend)],
+    [text.entries, String(data.cache.entries)],
+    [text.size, formatBytes(data.cache.bytes, text.unknown)],
+    [text.hits, String(data.cache.hits)],
+    [text.misses, String(data.cache.misses)],
+    [text.stale, String(data.cache.stale)],
   ])}</table></div>
-<div class="card"><h3>入口</h3><ul>
+<div class="card"><h3>${text.entryPoints}</h3><ul>
 <li><a href="/v1/status">/v1/status</a> (JSON)</li><li><a href="/v1/sources">/v1/sources</a></li>
-<li><a href="/docs">/docs</a> 文档</li><li><a href="/openapi.json">/openapi.json</a></li><li><a href="/">首页</a></li></ul></div>
+<li><a href="/docs">/docs</a> ${text.docs}</li><li><a href="/openapi.json">/openapi.json</a></li><li><a href="/">${text.home}</a></li></ul></div>
 <script>
 document.getElementById('probe').addEventListener('click', async () => {
   const out = document.getElementById('probe-result');
-  out.textContent = '检测中…';
+  out.textContent = ${scriptString(text.probing)};
   try {
     const res = await fetch('/v1/status/probe?pretty=0');
     const body = await res.json();
     out.textContent = body.success
-      ? Object.entries(body.data).map(([id, r]) => id + ': ' + (r.ok ? 'OK ' + r.ms + ' ms' : '失败 (' + r.error + ')')).join(' · ')
-      : body.message;
-  } catch (e) { out.textContent = '请求失败'; }
+      ? Object.entries(body.data).map(([id, r]) => id + ': ' + (r.ok ? 'OK ' + r.ms + ' ms' : ${scriptString(text.probeFailed)} + ' (' + r.error + ')')).join(' · ')
+      : ${scriptString(text.requestFailed)} + ' (' + body.code + ')';
+  } catch (e) { out.textContent = ${scriptString(text.requestFailed)}; }
 });
 </script>`;
-  return layout('状态', body);
+  return layout(lang, text.title, body);
 }

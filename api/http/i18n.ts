@@ -1,0 +1,67 @@
+// The language of an HTML page: `?lang=en|zh` (remembered in a `lang` cookie for a year), else
+// that cookie, else Accept-Language; English when nothing names one of the two. JSON answers are
+// not translated here: the envelope's `message` stays Chinese (the contract).
+import type { Context } from 'koa';
+
+export type Lang = 'en' | 'zh';
+
+/** The value of `<html lang>` per language. */
+export const HTML_LANG: Record<Lang, string> = { en: 'en', zh: 'zh-CN' };
+
+const COOKIE = 'lang';
+const COOKIE_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
+/** Bounds on the work one Accept-Language header may cause. */
+const MAX_HEADER = 512;
+const MAX_RANGES = 32;
+
+/** `zh`, `zh-CN`, `zh-Hant-TW`, `EN-gb` → the language if it is one of ours; anything else null. */
+function known(tag: unknown): Lang | null {
+  if (typeof tag !== 'string') return null;
+  const base = tag.trim().toLowerCase().split('-')[0];
+  return base === 'en' || base === 'zh' ? base : null;
+}
+
+/** The most wanted of our languages in an Accept-Language header (q-values; the first wins a tie). */
+export function preferredLanguage(header: string | undefined): Lang | null {
+  if (!header) return null;
+  let best: Lang | null = null;
+  let bestQ = 0;
+  for (const range of header.slice(0, MAX_HEADER).split(',').slice(0, MAX_RANGES)) {
+    const [tag, ...params] = range.split(';');
+    const lang = known(tag);
+    if (!lang) continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (weight > bestQ && weight <= 1) {
+      best = lang;
+      bestQ = weight;
+    }
+  }
+  return best;
+}
+
+/**
+ * The page language for this request. A valid `?lang=` is also stored in the cookie, so the
+ * choice made with the switch holds on the next page; the answer varies with both headers.
+ */
+export function pageLanguage(ctx: Context): Lang {
+  ctx.vary('Accept-Language');
+  ctx.vary('Cookie');
+  const raw = ctx.query.lang;
+  const asked = known(Array.isArray(raw) ? raw[0] : raw);
+  if (asked) ctx.cookies.set(COOKIE, asked, { maxAge: COOKIE_MAX_AGE_MS, sameSite: 'lax', httpOnly: true, signed: false, overwrite: true });
+  const lang = asked ?? known(ctx.cookies.get(COOKIE, { signed: false })) ?? preferredLanguage(ctx.get('Accept-Language')) ?? 'en';
+  ctx.set('Content-Language', HTML_LANG[lang]);
+  return lang;
+}
+
+/**
+ * The switch shown on every page: links to `{target}?lang=…`, each language named in itself.
+ * `target` is a constant path from the code ('' keeps the current page), never request input.
+ */
+export function languageSwitch(current: Lang, target = ''): string {
+  const link = (lang: Lang, label: string) => (lang === current
+    ? `<strong lang="${HTML_LANG[lang]}" aria-current="true">${label}</strong>`
+    : `<a href="${target}?lang=${lang}" hreflang="${HTML_LANG[lang]}" lang="${HTML_LANG[lang]}" id="lang-${lang}">${label}</a>`);
+  return `<nav class="lang-switch" aria-label="${current === 'zh' ? '语言' : 'Language'}">${link('en', 'English')} · ${link('zh', '中文')}</nav>`;
+}
