@@ -25,7 +25,7 @@ test.before(async () => {
   const dir = await tempDir('pages');
   h = await startSkins({
     SKINS_PORT: String(port), PUBLIC_URL: base, DEMO_PLAYER: 'SlimAlex', RENDER_WORKERS: '1',
-    SERVICES: 'skins,media', MEDIA_DIR: path.join(dir, 'media'), DATA_DIR: path.join(dir, 'data'), MEDIA_PASSWORD: 'pages-media-password',
+    SERVICES: 'skins,media,search', MEDIA_DIR: path.join(dir, 'media'), DATA_DIR: path.join(dir, 'data'), MEDIA_PASSWORD: 'pages-media-password',
     OAUTH_CLIENT_ID: 'pages', OAUTH_CLIENT_SECRET: 'pages-secret', OAUTH_REDIRECT_URL: redirect,
   }, { oauth: { clientId: 'pages', clientSecret: 'pages-secret', redirectUris: [redirect] } });
   browser = await startBrowser();
@@ -93,6 +93,7 @@ const PAGES: Array<{ name: string; url: () => string; words: Record<Lang, string
   { name: 'login-failed', url: () => `${h.base}/oauth/external/callback?code=x&state=forged`, words: { en: 'Login failed', zh: '登录失败' } },
   { name: 'media-landing', url: () => `${h.app.urls.media}/`, words: { en: 'public categories', zh: '个公开分类' } },
   { name: 'media-login', url: () => `${h.app.urls.media}/login`, words: { en: 'Get token', zh: '获取令牌' } },
+  { name: 'search-front', url: () => `${h.app.urls.search}/`, words: { en: 'Get a key', zh: '获取密钥' } },
 ];
 const HTML_LANG: Record<Lang, string> = { en: 'en', zh: 'zh-CN' };
 const OTHER: Record<Lang, Lang> = { en: 'zh', zh: 'en' };

@@ -5,6 +5,8 @@ import { ApiError } from '../../shared/errors.ts';
 import { readJson, queryParam } from '../http/body.ts';
 import { presentedKey, refuse, useKey } from './auth.ts';
 import { assumedRegion, parseQuery } from './detect.ts';
+import { requestOrigin } from '../http/client-address.ts';
+import { pageLanguage } from '../http/i18n.ts';
 import { frontPage } from './front-page.ts';
 import type { SearchService } from './service.ts';
 import { TYPE_INFO } from './types.ts';
@@ -24,7 +26,7 @@ export function searchRouter(service: SearchService): Router {
     if (ctx.accepts('html', 'json') !== 'html') throw new ApiError('route_not_found');
     const { publicUrl } = service.config.search;
     ctx.type = 'html';
-    ctx.body = frontPage({ self: publicUrl ?? `${ctx.protocol}://${ctx.host}`, docs: `${service.config.publicUrl}/docs` });
+    ctx.body = frontPage(pageLanguage(ctx), { self: publicUrl ?? requestOrigin(ctx, ctx.state.viaTrustedProxy === true), docs: `${service.config.publicUrl}/docs` });
   });
 
   router.get('/health', async (ctx) => {
