@@ -1,4 +1,4 @@
-// The nine built-in skins the game shows for players without one (upstream.md A6), in our own
+// The nine built-in skins the game shows for players without one (docs/upstream.md A6), in our own
 // simple art: skin tone, hair, shirt, trousers and shoes per character, slim or classic arms.
 import { DEFAULT_SKIN_NAMES, type DefaultSkinName } from '../shared/skin-layout.ts';
 import { paintSkin, type Rgba } from './skin-paint.ts';

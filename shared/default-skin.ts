@@ -1,4 +1,4 @@
-// Which built-in skin the game shows for a player without a custom one (upstream.md A6).
+// Which built-in skin the game shows for a player without a custom one (docs/upstream.md A6).
 import { DEFAULT_SKIN_NAMES, type DefaultSkinName } from './skin-layout.ts';
 
 export interface DefaultSkin { name: DefaultSkinName; slim: boolean }

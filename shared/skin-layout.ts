@@ -1,5 +1,5 @@
 // Skin and cape texture layout (64x64 units; HD skins scale every number by width / 64).
-// Box faces follow the game's UV rule: see ../shared/upstream.md A7.
+// Box faces follow the game's UV rule: see docs/upstream.md A7.
 
 export type FaceName = 'top' | 'bottom' | 'right' | 'front' | 'left' | 'back';
 export const FACE_NAMES: readonly FaceName[] = ['top', 'bottom', 'right', 'front', 'left', 'back'];
@@ -56,6 +56,6 @@ export function capeFaces(): Record<FaceName, Rect> {
 export const SKIN_UNIT = 64;
 export const MAX_SKIN_BYTES = 2 * 1024 * 1024;
 
-/** Default skins of the modern client, in table order (upstream.md A6). */
+/** Default skins of the modern client, in table order (docs/upstream.md A6). */
 export const DEFAULT_SKIN_NAMES = ['alex', 'ari', 'efe', 'kai', 'makena', 'noor', 'steve', 'sunny', 'zuri'] as const;
 export type DefaultSkinName = (typeof DEFAULT_SKIN_NAMES)[number];

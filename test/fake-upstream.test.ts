@@ -40,7 +40,7 @@ async function officialTextures(f: FakeUpstream, name: string) {
   return JSON.parse(decode(profile.properties[0].value)).textures;
 }
 
-// upstream.md A4: the spec's 2x3 buffer. The transparent pixel carries colour to prove it is zeroed.
+// docs/upstream.md A4: the spec's 2x3 buffer. The transparent pixel carries colour to prove it is zeroed.
 const VECTOR_PIXELS: Record<string, [number, number, number, number]> = {
   '0,0': [255, 0, 0, 255], '0,1': [0, 0, 255, 255], '0,2': [255, 0, 255, 255],
   '1,0': [0, 255, 0, 255], '1,1': [24, 48, 96, 0], '1,2': [255, 255, 0, 255],

@@ -163,3 +163,26 @@ test('a body refused unread ends its connection, so the next request on a kept-a
   t.is(await send('POST', `${app.urls.media}/login`, huge), 413);
   t.is(await send('GET', `${app.urls.media}/health`), 200);
 });
+
+test('error messages: one language per field; skins adds message_en, media and search answer in English', async (t) => {
+  const han = /\p{Script=Han}/u;
+  const cases = [
+    await skins('/v1/player/bad!name'),
+    await skins('/v1/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+    await skins('/v1/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"names": [' }),
+    await skins('/v1/avatar/SlimAlex?helm=2'),
+  ];
+  for (const r of cases) {
+    t.true(han.test(r.json.message), `Chinese message: ${r.json.message}`);
+    t.is(typeof r.json.message_en, 'string');
+    t.false(han.test(r.json.message_en), `English message_en: ${r.json.message_en}`);
+  }
+  t.is(cases[1].json.message_en, 'A required parameter is missing: names or uuids');
+  const media = await call(`${app.urls.media}/?img=no-such-category`);
+  t.is(media.status, 404);
+  t.false(han.test(media.json.message), media.json.message);
+  const badRange = await call(`${app.urls.media}/?img=scenery&format=nope`);
+  t.false(han.test(badRange.json.message), badRange.json.message);
+  const search = await call(`${app.urls.search}/v1/search?query=x`);
+  t.false(han.test(search.json.error.message), search.json.error.message);
+});

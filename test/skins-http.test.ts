@@ -4,7 +4,7 @@ import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 
 let h: SkinsHarness;
 test.before(async () => {
-  h = await startSkins({ UPSTREAM_TIMEOUT_MS: '1500' });
+  h = await startSkins();
 });
 test.after.always(async () => {
   await h?.stop();
@@ -75,11 +75,14 @@ test('validation errors use the spec codes', async (t) => {
   t.is((await h.get('/v1/player/name-with-dash')).json.code, 'not_found');
 });
 
-test.serial('a hung upstream is upstream_timeout, a failing one upstream_error', async (t) => {
-  const hang = await h.get('/v1/player/HangPlayer?source=official');
+test('a hung upstream is upstream_timeout, a failing one upstream_error', async (t) => {
+  // Its own service with a short timeout: only the hung player waits on it.
+  const short = await startSkins({ UPSTREAM_TIMEOUT_MS: '1000' });
+  t.teardown(() => short.stop());
+  const hang = await short.get('/v1/player/HangPlayer?source=official');
   t.is(hang.status, 504);
   t.is(hang.json.code, 'upstream_timeout');
-  const fail = await h.get('/v1/player/FailPlayer');
+  const fail = await short.get('/v1/player/FailPlayer');
   t.is(fail.status, 502);
   t.is(fail.json.code, 'upstream_error');
 });

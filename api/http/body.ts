@@ -4,12 +4,12 @@ import { ApiError } from '../../shared/errors.ts';
 
 export async function readJson(ctx: Context, maxBytes = 256 * 1024): Promise<unknown> {
   const declared = Number(ctx.get('Content-Length') || 0);
-  if (declared > maxBytes) throw new ApiError('payload_too_large', { detail: `JSON 请求体最多 ${maxBytes} 字节` });
+  if (declared > maxBytes) throw new ApiError('payload_too_large', { detail: { zh: `JSON 请求体最多 ${maxBytes} 字节`, en: `a JSON body is at most ${maxBytes} bytes` } });
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) throw new ApiError('payload_too_large', { detail: `JSON 请求体最多 ${maxBytes} 字节` });
+    if (size > maxBytes) throw new ApiError('payload_too_large', { detail: { zh: `JSON 请求体最多 ${maxBytes} 字节`, en: `a JSON body is at most ${maxBytes} bytes` } });
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
@@ -17,7 +17,7 @@ export async function readJson(ctx: Context, maxBytes = 256 * 1024): Promise<unk
   try {
     return JSON.parse(text);
   } catch {
-    throw new ApiError('bad_request', { detail: '请求体不是有效的 JSON' });
+    throw new ApiError('bad_request', { detail: { zh: '请求体不是有效的 JSON', en: 'the body is not valid JSON' } });
   }
 }
 
@@ -34,5 +34,5 @@ export function queryFlag(ctx: Context, name: string, fallback: boolean): boolea
   if (raw === undefined) return fallback;
   if (raw === '1' || raw === 'true') return true;
   if (raw === '0' || raw === 'false') return false;
-  throw new ApiError('bad_request', { detail: `${name} 只能是 0 或 1` });
+  throw new ApiError('bad_request', { detail: { zh: `${name} 只能是 0 或 1`, en: `${name} must be 0 or 1` } });
 }

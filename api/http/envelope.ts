@@ -3,7 +3,12 @@
 import type { Context, Middleware } from 'koa';
 import type { ApiError } from '../../shared/errors.ts';
 
-export interface Envelope<T> { code: 0 | string; success: boolean; message: string; data: T | null; timestamp: number }
+export interface Envelope<T> {
+  code: 0 | string; success: boolean; message: string;
+  /** Errors only: the same explanation in English (`message` is Chinese, as the contract says). */
+  message_en?: string;
+  data: T | null; timestamp: number;
+}
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -12,7 +17,12 @@ export function okEnvelope<T>(data: T): Envelope<T> {
 }
 
 export function errorEnvelope(error: ApiError): Envelope<null> {
-  return { code: error.code, success: false, message: error.message, data: null, timestamp: now() };
+  return { code: error.code, success: false, message: error.message, message_en: error.messageEn, data: null, timestamp: now() };
+}
+
+/** The envelope of a service whose messages are English (media): one language per field. */
+export function englishErrorEnvelope(error: ApiError): Envelope<null> {
+  return { code: error.code, success: false, message: error.messageEn, data: null, timestamp: now() };
 }
 
 /** Sets a successful envelope as the body. */

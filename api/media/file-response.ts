@@ -5,7 +5,7 @@ import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
-import { errorEnvelope } from '../http/envelope.ts';
+import { englishErrorEnvelope } from '../http/envelope.ts';
 import type { MediaFile } from './types.ts';
 
 /** no-store: the random route; public/private: a permanent address (immutable for a year). */
@@ -83,7 +83,7 @@ export async function sendMediaFile(ctx: Context, file: MediaFile, cache: CacheP
       ctx.status = 416;
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Content-Range', `bytes */${file.bytes}`);
-      ctx.body = errorEnvelope(new ApiError('bad_request', { detail: `range "${rangeHeader.slice(0, 100)}" is outside the file (${file.bytes} bytes)` }));
+      ctx.body = englishErrorEnvelope(new ApiError('bad_request', { detail: `range "${rangeHeader.slice(0, 100)}" is outside the file (${file.bytes} bytes)` }));
       return 'sent';
     }
     range ??= { start: 0, end: file.bytes - 1 };

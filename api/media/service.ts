@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../shared/log.ts';
 import { createHttpApp } from '../http/app.ts';
-import { errorEnvelope } from '../http/envelope.ts';
+import { englishErrorEnvelope } from '../http/envelope.ts';
 import type { Service, SharedDeps } from '../service.ts';
 import { PrivateAccess } from './access.ts';
 import { loadMediaSettings, type MediaSettings } from './config.ts';
@@ -49,7 +49,7 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   const access = new PrivateAccess({ verifier, signer, limiter: deps.limiter, tokenTtlSeconds: settings.tokenTtlSeconds });
   const counter: CallCounter = await createCallCounter(deps.redis, settings.dataDir, log);
 
-  const { app, routes } = createHttpApp({ service: 'media', version: VERSION, log, trustProxy: deps.config.trustProxy, formatError: errorEnvelope });
+  const { app, routes } = createHttpApp({ service: 'media', version: VERSION, log, trustProxy: deps.config.trustProxy, formatError: englishErrorEnvelope });
   const router = mediaRouter({ library, scanner, access, counter, limiter: deps.limiter, settings, version: VERSION });
   routes.mount(router);
 

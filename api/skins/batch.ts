@@ -14,7 +14,7 @@ export interface BatchRequest { names: string[]; uuids: string[]; full: boolean;
 function stringList(value: unknown, field: string): string[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
-    throw new ApiError('bad_request', { detail: `${field} 必须是字符串数组` });
+    throw new ApiError('bad_request', { detail: { zh: `${field} 必须是字符串数组`, en: `${field} must be an array of strings` } });
   }
   return value.map((v: string) => v.trim()).filter(Boolean);
 }
@@ -23,7 +23,7 @@ function stringList(value: unknown, field: string): string[] {
 export function parseBatch(input: { names?: unknown; uuids?: unknown; type?: unknown }, source: SourceParam): BatchRequest {
   const names = stringList(input.names, 'names');
   const uuids = stringList(input.uuids, 'uuids');
-  if (names.length === 0 && uuids.length === 0) throw new ApiError('missing_param', { detail: 'names 或 uuids' });
+  if (names.length === 0 && uuids.length === 0) throw new ApiError('missing_param', { detail: { zh: 'names 或 uuids', en: 'names or uuids' } });
   if (names.length > BATCH_LIMIT || uuids.length > BATCH_LIMIT || names.length + uuids.length > BATCH_LIMIT) {
     throw new ApiError('too_many_names', { detail: `${names.length + uuids.length} > ${BATCH_LIMIT}` });
   }
@@ -65,7 +65,7 @@ function batchFailure(errors: unknown[]): ApiError {
     const retryAfter = Math.min(...busy.map((e) => e.retryAfter ?? 1));
     return new ApiError('upstream_busy', { detail: busy[0].detail, retryAfter });
   }
-  return new ApiError(errors.some((e) => codeOf(e) === 'upstream_timeout') ? 'upstream_timeout' : 'upstream_error', { detail: '所有数据源均不可用' });
+  return new ApiError(errors.some((e) => codeOf(e) === 'upstream_timeout') ? 'upstream_timeout' : 'upstream_error', { detail: { zh: '所有数据源均不可用', en: 'no source could answer' } });
 }
 
 export async function runBatch(request: BatchRequest, lookup: PlayerLookup) {

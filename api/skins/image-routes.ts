@@ -41,7 +41,7 @@ export function imageRouter(service: SkinsService, limit: Middleware): Router {
     // Form fields count like query parameters so one parser validates both.
     for (const [name, value] of Object.entries(fields)) if (typeof value === 'string' && ctx.query[name] === undefined) ctx.query = { ...ctx.query, [name]: value };
     const model = queryParam(ctx, 'model');
-    if (model !== undefined && model !== 'classic' && model !== 'slim') throw new ApiError('bad_request', { detail: 'model 只能是 classic 或 slim' });
+    if (model !== undefined && model !== 'classic' && model !== 'slim') throw new ApiError('bad_request', { detail: { zh: 'model 只能是 classic 或 slim', en: 'model must be classic or slim' } });
     const options = parseImageOptions(ctx, 'render');
     const png = await service.images.drawUpload(file.buffer, model === undefined ? null : model === 'slim', options);
     // From the uploaded bytes and the options: two uploads never share a tag.

@@ -41,7 +41,7 @@ export class Sources {
   order(param: SourceParam): Source[] {
     const ids: SourceId[] = param === 'auto' ? ['official', 'external'] : [param];
     const usable = ids.filter((id) => this.enabled[id]);
-    if (usable.length === 0) throw new ApiError('bad_source', { detail: `${param} 已停用` });
+    if (usable.length === 0) throw new ApiError('bad_source', { detail: { zh: `${param} 已停用`, en: `${param} is switched off` } });
     return usable.map((id) => this.get(id));
   }
 }

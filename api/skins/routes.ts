@@ -79,7 +79,7 @@ export function skinsRouter(service: SkinsService): Router {
   router.post('/v1/batch', limit('batch'), async (ctx) => {
     const body = await readJson(ctx);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new ApiError('bad_request', { detail: '请求体应为 JSON 对象 {names, uuids, type, source}' });
+      throw new ApiError('bad_request', { detail: { zh: '请求体应为 JSON 对象 {names, uuids, type, source}', en: 'the body must be a JSON object {names, uuids, type, source}' } });
     }
     const fields = body as { names?: unknown; uuids?: unknown; type?: unknown; source?: unknown };
     if (fields.source !== undefined && typeof fields.source !== 'string') throw new ApiError('bad_source');
@@ -91,7 +91,7 @@ export function skinsRouter(service: SkinsService): Router {
     const value = queryParam(ctx, 'value');
     if (!value) throw new ApiError('missing_param', { detail: 'value' });
     const decoded = decodeTexturesValue(value);
-    if (!decoded) throw new ApiError('bad_request', { detail: 'value 不是有效的 base64 材质数据' });
+    if (!decoded) throw new ApiError('bad_request', { detail: { zh: 'value 不是有效的 base64 材质数据', en: 'value is not base64 textures data' } });
     ok(ctx, decoded);
   });
 

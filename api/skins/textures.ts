@@ -69,10 +69,10 @@ export class TextureFetcher {
     try {
       url = new URL(textureUrl);
     } catch {
-      throw new ApiError('upstream_error', { detail: '材质地址无效' });
+      throw new ApiError('upstream_error', { detail: { zh: '材质地址无效', en: 'the texture address is invalid' } });
     }
     if (!hostAllowed(url, await this.allowedHosts())) {
-      throw new ApiError('upstream_error', { detail: `材质主机不在允许列表中: ${url.hostname}` });
+      throw new ApiError('upstream_error', { detail: { zh: `材质主机不在允许列表中: ${url.hostname}`, en: `the texture host is not allowed: ${url.hostname}` } });
     }
     const response = await this.client.download(url.href, this.maxBytes);
     if (response.status !== 200) throw this.client.malformed(`texture status ${response.status}`);

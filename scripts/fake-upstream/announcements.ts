@@ -1,4 +1,4 @@
-// LittleSkin-style announcements (upstream.md B9). Their HTML mixes tags a sanitiser should keep
+// LittleSkin-style announcements (docs/upstream.md B9). Their HTML mixes tags a sanitiser should keep
 // (p, ul, li, strong, https links) with every usual way to smuggle script in.
 
 export interface Announcement {

@@ -1,4 +1,4 @@
-// LittleSkin's public Yggdrasil API (upstream.md B1-B3) and announcements (B9), under /external.
+// LittleSkin's public Yggdrasil API (docs/upstream.md B1-B3) and announcements (B9), under /external.
 import { ANNOUNCEMENTS } from './announcements.ts';
 import { parseJson, sendEmpty, sendJson } from './http.ts';
 import { signingKey } from './keys.ts';

@@ -1,4 +1,4 @@
-// LittleSkin's OAuth 2.0 provider (Laravel Passport, upstream.md B4) and the bearer APIs behind it
+// LittleSkin's OAuth 2.0 provider (Laravel Passport, docs/upstream.md B4) and the bearer APIs behind it
 // (B5-B8): authorization-code flow with a consent page, single-use codes, rotating refresh tokens.
 import { randomBytes } from 'node:crypto';
 import { normalizeUuid } from '../../shared/uuid.ts';

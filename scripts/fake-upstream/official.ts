@@ -1,4 +1,4 @@
-// Mojang's public profile API (upstream.md A1-A3), under /official/{api,services,session}.
+// Mojang's public profile API (docs/upstream.md A1-A3), under /official/{api,services,session}.
 import { normalizeUuid } from '../../shared/uuid.ts';
 import { parseJson, sendEmpty, sendJson } from './http.ts';
 import { signingKey } from './keys.ts';

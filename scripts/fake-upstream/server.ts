@@ -1,4 +1,4 @@
-// A real HTTP fake of every upstream path the project calls (design.md "Upstream paths"), for
+// A real HTTP fake of every upstream path the project calls (docs/upstream.md), for
 // development, demos and tests. One node:http server; see docs/fake-upstream.md.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

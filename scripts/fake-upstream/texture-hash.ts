@@ -1,4 +1,4 @@
-// The authlib-injector texture hash (upstream.md A4): SHA-256 over the pixels, not the file, so
+// The authlib-injector texture hash (docs/upstream.md A4): SHA-256 over the pixels, not the file, so
 // the same picture saved by different encoders keeps one address.
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';

@@ -66,14 +66,14 @@ export class UpstreamClient {
       return { ...response, body: JSON.parse(text) as T };
     } catch {
       this.health.failed(`malformed JSON from ${new URL(url).pathname}`);
-      throw new ApiError('upstream_error', { detail: `${this.health.id}: 无法解析上游响应` });
+      throw new ApiError('upstream_error', { detail: { zh: `${this.health.id}: 无法解析上游响应`, en: `${this.health.id}: the answer could not be parsed` } });
     }
   }
 
   /** Marks the latest call's answer as unusable (the caller found its shape wrong). */
   malformed(what: string): ApiError {
     this.health.failed(`malformed answer: ${what}`);
-    return new ApiError('upstream_error', { detail: `${this.health.id}: 上游响应格式错误` });
+    return new ApiError('upstream_error', { detail: { zh: `${this.health.id}: 上游响应格式错误`, en: `${this.health.id}: the answer has the wrong shape` } });
   }
 
   /** A binary download, cancelled as soon as it grows past `maxBytes`. */
@@ -119,7 +119,7 @@ export class UpstreamClient {
       outcome((error as { code?: string }).code === 'ETIMEDOUT' ? 'timeout' : 'error');
       if (tooLarge) {
         this.health.failed('response too large');
-        throw new ApiError('upstream_error', { detail: `${this.health.id}: 响应过大`, cause: error });
+        throw new ApiError('upstream_error', { detail: { zh: `${this.health.id}: 响应过大`, en: `${this.health.id}: the answer is too large` }, cause: error });
       }
       const code = (error as { code?: string }).code;
       if (code === 'ETIMEDOUT') {
@@ -127,7 +127,7 @@ export class UpstreamClient {
         throw new ApiError('upstream_timeout', { detail: this.health.id, cause: error });
       }
       this.health.failed(code ?? (error as Error).message);
-      throw new ApiError('upstream_error', { detail: `${this.health.id}: 连接失败`, cause: error });
+      throw new ApiError('upstream_error', { detail: { zh: `${this.health.id}: 连接失败`, en: `${this.health.id}: the connection failed` }, cause: error });
     }
     const status = response.statusCode;
     outcome(status < 500 && status !== 429 ? 'ok' : 'error');

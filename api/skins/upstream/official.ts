@@ -1,4 +1,4 @@
-// Mojang's public profile APIs (official source). Only the paths listed in design.md.
+// Mojang's public profile APIs (official source). Only the paths in docs/upstream.md.
 import { ApiError } from '../../../shared/errors.ts';
 import type { NameHit, RawProfile } from '../types.ts';
 import type { UpstreamClient } from './client.ts';
