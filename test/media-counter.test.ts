@@ -53,6 +53,15 @@ test('without Redis the count is kept in DATA_DIR and survives a restart', async
   t.is((await call(`${second.urls.media}/categories`)).json.totals.calls, 7);
 });
 
+test('only answered calls count: refused ones (unknown alias, no or wrong password, empty filter) do not', async (t) => {
+  const app = await start({ DATA_DIR: await tempDir('media-data'), MEDIA_PASSWORD: 'pw' });
+  await makeCalls(app, 2);
+  const refused = ['?img=nope', '?sim=one', '?vid=one', '?img=one&orientation=portrait'];
+  for (const query of refused) t.true((await call(`${app.urls.media}/${query}`)).status >= 400, query);
+  t.is((await call(`${app.urls.media}/?sim=one`, { headers: { 'X-Media-Password': 'wrong' } })).status, 403);
+  t.is(await shownTotal(app), 2);
+});
+
 test('with Redis the count lives in Redis and survives a restart', async (t) => {
   const reason = redisUnavailableReason();
   if (reason) {

@@ -30,6 +30,13 @@ async function startExtra(env: Record<string, string>): Promise<RunningApp> {
 
 const get = (query: string, headers: Record<string, string> = {}, base = app) => call(`${base.urls.media}/${query}`, { headers });
 
+test('/health counts public categories and files only', async (t) => {
+  const health = await get('health');
+  const listed = (await get('categories')).json.totals;
+  t.like(health.json, { status: 'ok', categories: listed.categories, files: listed.files });
+  t.false(/secret/i.test(health.text));
+});
+
 test('no password: 401 password_required with a Basic challenge', async (t) => {
   for (const query of ['?sim=secret', '?smo=secret&format=json', '?sim=no-such-category']) {
     const res = await get(query);

@@ -132,8 +132,10 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
   router.get('/', limit, async (ctx) => {
     const selection = parseSelection(ctx);
     if (selection) {
-      counter.increment();
-      return answerSelection(ctx, deps, selection);
+      await answerSelection(ctx, deps, selection);
+      // Only answered calls count: a refused one (401, 403, 404, 416...) throws or sets its status.
+      if (ctx.status < 400) counter.increment();
+      return;
     }
     const summary = summarize(library.categories().filter((c) => !c.meta.private), await counter.total());
     ctx.type = 'text/html; charset=utf-8';
@@ -187,8 +189,10 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
     ctx.body = tokenPage(grant, privateCategories, baseUrl(ctx, settings));
   });
 
+  // Public categories only: health checks are unauthenticated, so private ones are not hinted at.
   router.get('/health', (ctx) => {
-    ctx.body = { status: 'ok', service: 'media', version: deps.version, categories: library.categories().length, files: library.size };
+    const { totals } = summarize(library.categories().filter((c) => !c.meta.private), 0);
+    ctx.body = { status: 'ok', service: 'media', version: deps.version, categories: totals.categories, files: totals.files };
   });
 
   return router;
