@@ -5,9 +5,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createClient } from '@redis/client';
 import { REDIS_CALLS_KEY } from '../api/media/counter.ts';
-import { call, startApp, type RunningApp } from './helpers/service.ts';
+import { call, type RunningApp } from './helpers/service.ts';
 import { redisUnavailableReason, startRedis } from './helpers/redis.ts';
-import { removeTempDirs, tempDir, writeCategory, writeImage } from './helpers/media-library.ts';
+import { removeTempDirs, startMedia, tempDir, writeCategory, writeImage } from './helpers/media-library.ts';
 
 let root: string;
 const running: RunningApp[] = [];
@@ -22,7 +22,7 @@ test.after.always(async () => {
 });
 
 async function start(env: Record<string, string>): Promise<RunningApp> {
-  const app = await startApp({ SERVICES: 'media', MEDIA_DIR: root, ...env });
+  const app = await startMedia({ MEDIA_DIR: root, ...env });
   running.push(app);
   return app;
 }

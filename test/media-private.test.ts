@@ -3,8 +3,8 @@
 // passwords answer 403, 401 and 429.
 import test from 'ava';
 import { hashPassword } from '../api/media/password.ts';
-import { call, startApp, type RunningApp } from './helpers/service.ts';
-import { buildTestLibrary, removeTempDirs, tempDir } from './helpers/media-library.ts';
+import { call, type RunningApp } from './helpers/service.ts';
+import { buildTestLibrary, removeTempDirs, startMedia, tempDir } from './helpers/media-library.ts';
 
 const PASSWORD = 'open sesame';
 const basic = (password: string, user = 'anyone') => ({ Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
@@ -15,7 +15,7 @@ const extra: RunningApp[] = [];
 
 test.before(async () => {
   ({ root } = await buildTestLibrary());
-  app = await startApp({ SERVICES: 'media', MEDIA_DIR: root, DATA_DIR: await tempDir('media-data'), MEDIA_PASSWORD: PASSWORD });
+  app = await startMedia({ MEDIA_DIR: root, DATA_DIR: await tempDir('media-data'), MEDIA_PASSWORD: PASSWORD });
 });
 test.after.always(async () => {
   await Promise.all([app, ...extra].map((a) => a?.stop()));
@@ -23,7 +23,7 @@ test.after.always(async () => {
 });
 
 async function startExtra(env: Record<string, string>): Promise<RunningApp> {
-  const started = await startApp({ SERVICES: 'media', MEDIA_DIR: root, DATA_DIR: await tempDir('media-data'), ...env });
+  const started = await startMedia({ MEDIA_DIR: root, DATA_DIR: await tempDir('media-data'), ...env });
   extra.push(started);
   return started;
 }

@@ -54,7 +54,7 @@ function setCacheHeaders(ctx: Context, file: MediaFile, cache: CachePolicy): voi
   ctx.set('Accept-Ranges', 'bytes');
 }
 
-export async function sendMediaFile(ctx: Context, file: MediaFile, cache: CachePolicy): Promise<SendResult> {
+export async function sendMediaFile(ctx: Context, file: MediaFile, filePath: string | undefined, cache: CachePolicy): Promise<SendResult> {
   const etag = etagOf(file);
   // An id names one version of one file, so a matching ETag needs no look at the disk.
   const ifNoneMatch = cache !== 'no-store' ? ctx.get('If-None-Match') : '';
@@ -63,9 +63,10 @@ export async function sendMediaFile(ctx: Context, file: MediaFile, cache: CacheP
     ctx.status = 304;
     return 'sent';
   }
+  if (!filePath) return 'stale';
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    handle = await fs.open(filePath, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch {
     return 'stale';
   }
@@ -89,7 +90,7 @@ export async function sendMediaFile(ctx: Context, file: MediaFile, cache: CacheP
     range ??= { start: 0, end: file.bytes - 1 };
     const partial = range.start > 0 || range.end < file.bytes - 1;
     ctx.status = partial ? 206 : 200;
-    ctx.type = file.mime;
+    ctx.type = file.format.mime;
     if (partial) ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${file.bytes}`);
     const length = range.end - range.start + 1;
     if (ctx.method === 'HEAD') {

@@ -28,6 +28,7 @@ const FILE_PATH = /^([0-9a-f]{24})\.([a-z0-9]{2,5})$/;
 const MAX_LOGIN_BODY = 8 * 1024;
 /** A file that changed under the index is re-read and another one picked, a few times at most. */
 const PICK_ATTEMPTS = 3;
+const INDEXING_RETRY_SECONDS = 2;
 
 /** MEDIA_PUBLIC_URL, else where this request arrived (X-Forwarded-* only with TRUST_PROXY). */
 function baseUrl(ctx: Context, settings: MediaSettings): string {
@@ -47,8 +48,8 @@ function describe(file: MediaFile, category: Category, url: string) {
     category: category.meta.name,
     file: file.name,
     url,
-    type: file.type,
-    mime: file.mime,
+    type: file.format.type,
+    mime: file.format.mime,
     width: file.width,
     height: file.height,
     orientation: file.orientation,
@@ -57,13 +58,18 @@ function describe(file: MediaFile, category: Category, url: string) {
   };
 }
 
+/** While the library is first indexed, what is not found yet may still come. */
+function stillIndexing(): ApiError {
+  return new ApiError('overloaded', { detail: 'the media library is still being indexed', retryAfter: INDEXING_RETRY_SECONDS });
+}
+
 /** The category a selection may reach: private selectors see private categories only, and the reverse. */
 function selectedCategory(library: Library, selection: Selection): Category {
   const category = library.category(selection.alias);
-  if (!category || category.meta.private !== selection.private) {
-    throw new ApiError('category_not_found', { detail: `no ${selection.private ? 'private' : 'public'} category ${JSON.stringify(selection.alias.slice(0, 80))}` });
-  }
-  return category;
+  if (category?.indexed && category.meta.private === selection.private) return category;
+  // Any other category answers the same while indexing, so the 503 does not tell private ones apart.
+  if (library.indexing) throw stillIndexing();
+  throw new ApiError('category_not_found', { detail: `no ${selection.private ? 'private' : 'public'} category ${JSON.stringify(selection.alias.slice(0, 80))}` });
 }
 
 async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Selection): Promise<void> {
@@ -87,7 +93,7 @@ async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Se
       return;
     }
     ctx.set('Content-Location', url);
-    if (await sendMediaFile(ctx, file, 'no-store') === 'sent') return;
+    if (await sendMediaFile(ctx, file, deps.library.pathOf(file), 'no-store') === 'sent') return;
     await deps.scanner.refreshFile(file.alias, file.name);
   }
   throw new ApiError('overloaded', { detail: 'the category is changing on disk; try again' });
@@ -146,9 +152,12 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
     const [, id, ext] = FILE_PATH.exec(ctx.params.file) ?? [];
     const file = id ? library.file(id) : undefined;
     const category = file && library.category(file.alias);
-    if (!file || !category || file.ext !== ext) throw new ApiError('route_not_found', { detail: 'no media file at this address' });
+    if (!file || !category || file.ext !== ext) {
+      if (id && library.indexing) throw stillIndexing();
+      throw new ApiError('route_not_found', { detail: 'no media file at this address' });
+    }
     if (category.meta.private) await access.require(ctx);
-    if (await sendMediaFile(ctx, file, category.meta.private ? 'private' : 'public') === 'sent') return;
+    if (await sendMediaFile(ctx, file, library.pathOf(file), category.meta.private ? 'private' : 'public') === 'sent') return;
     await deps.scanner.refreshFile(file.alias, file.name);
     throw new ApiError('route_not_found', { detail: 'this file changed or was removed; ask for a new random file' });
   });
