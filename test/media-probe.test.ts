@@ -84,6 +84,16 @@ test('WebM: pixel size, with unknown-size segments and filler before Tracks', (t
   t.is(webmDimensions(bufferSource(Buffer.from('RIFF....WEBPVP8 '))), undefined);
 });
 
+test('WebM: DisplayWidth/DisplayHeight decide the displayed size (pixels, or a shape in other units)', (t) => {
+  const size = (options: Parameters<typeof tinyWebm>[0]) => webmDimensions(bufferSource(tinyWebm(options)));
+  // 640x360 pixels shown as 9:16 is portrait.
+  t.deepEqual(size({ width: 640, height: 360, display: { width: 360, height: 640 } }), { width: 360, height: 640 });
+  t.deepEqual(size({ width: 640, height: 360, display: { width: 9, height: 16, unit: 3 } }), { width: 203, height: 360 });
+  // Unknown unit, or a zero: the pixel size stands.
+  t.deepEqual(size({ width: 640, height: 360, display: { width: 9, height: 16, unit: 4 } }), { width: 640, height: 360 });
+  t.deepEqual(size({ width: 640, height: 360, display: { width: 0, height: 16 } }), { width: 640, height: 360 });
+});
+
 test('orientation: wider is landscape, taller portrait, equal square', (t) => {
   t.is(orientationOf({ width: 2, height: 1 }), 'landscape');
   t.is(orientationOf({ width: 1, height: 2 }), 'portrait');

@@ -12,6 +12,7 @@ import type { Category, Library } from './library.ts';
 import { loginPage, tokenPage } from './login-page.ts';
 import type { LibraryScanner } from './scanner.ts';
 import { parseSelection, type Selection } from './selector.ts';
+import type { StickyPicks } from './sticky.ts';
 import type { MediaFile } from './types.ts';
 
 export interface MediaRouteDeps {
@@ -21,6 +22,7 @@ export interface MediaRouteDeps {
   counter: CallCounter;
   limiter: RateLimiter;
   settings: MediaSettings;
+  sticky: StickyPicks;
   version: string;
 }
 
@@ -76,12 +78,19 @@ async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Se
   const grant = selection.private ? await deps.access.require(ctx) : null;
   const category = selectedCategory(deps.library, selection);
   const base = baseUrl(ctx, deps.settings);
+  const { sticky } = deps;
+  const key = sticky.enabled ? sticky.key(ctx, selection) : undefined;
+  // A range request goes on with the file this client last got here: a player reading on or seeking.
+  const keptId = key && ctx.get('Range') ? sticky.get(key) : undefined;
+  let kept = keptId ? deps.library.file(keptId) : undefined;
   for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
-    const file = category.pick(selection.type, selection.orientation);
+    const file = kept ?? category.pick(selection.type, selection.orientation);
+    kept = undefined;
     if (!file) {
       const filter = selection.orientation ? `${selection.orientation} ` : '';
       throw new ApiError('empty_category', { detail: `${selection.alias} has no ${filter}${selection.type}s` });
     }
+    if (key) sticky.remember(key, file.id);
     const url = permanentUrl(base, file, grant);
     ctx.set('Cache-Control', 'no-store');
     if (selection.answer === 'json') {
@@ -93,7 +102,7 @@ async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Se
       return;
     }
     ctx.set('Content-Location', url);
-    if (await sendMediaFile(ctx, file, deps.library.pathOf(file), 'no-store') === 'sent') return;
+    if (await sendMediaFile(ctx, file, deps.library.pathOf(file), { cache: 'no-store', ranges: sticky.enabled }) === 'sent') return;
     await deps.scanner.refreshFile(file.alias, file.name);
   }
   throw new ApiError('overloaded', { detail: 'the category is changing on disk; try again' });
@@ -157,7 +166,7 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
       throw new ApiError('route_not_found', { detail: 'no media file at this address' });
     }
     if (category.meta.private) await access.require(ctx);
-    if (await sendMediaFile(ctx, file, library.pathOf(file), category.meta.private ? 'private' : 'public') === 'sent') return;
+    if (await sendMediaFile(ctx, file, library.pathOf(file), { cache: category.meta.private ? 'private' : 'public', ranges: true }) === 'sent') return;
     await deps.scanner.refreshFile(file.alias, file.name);
     throw new ApiError('route_not_found', { detail: 'this file changed or was removed; ask for a new random file' });
   });

@@ -14,10 +14,13 @@ import { hashedPasswordVerifier, plainPasswordVerifier, type PasswordVerifier } 
 import { mediaRouter } from './routes.ts';
 import { ensureMediaDir } from './sample-library.ts';
 import { LibraryScanner } from './scanner.ts';
+import { StickyPicks } from './sticky.ts';
 import { TokenSigner } from './token.ts';
 import { LibraryWatcher } from './watcher.ts';
 
 export const VERSION = '1.0.0';
+/** Clients whose random pick is remembered at once (about 100 bytes each). */
+const MAX_STICKY_CLIENTS = 50_000;
 
 function passwordVerifier(settings: MediaSettings, log: Logger): PasswordVerifier | null {
   if (settings.passwordHash) {
@@ -54,7 +57,8 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   const counter: CallCounter = await createCallCounter(deps.redis, settings.dataDir, log);
 
   const app = createHttpApp({ service: 'media', version: VERSION, log, trustProxy: deps.config.trustProxy, formatError: errorEnvelope });
-  const router = mediaRouter({ library, scanner, access, counter, limiter: deps.limiter, settings, version: VERSION });
+  const sticky = new StickyPicks(settings.stickySeconds, MAX_STICKY_CLIENTS);
+  const router = mediaRouter({ library, scanner, access, counter, limiter: deps.limiter, settings, sticky, version: VERSION });
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
 
