@@ -5,9 +5,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createClient } from '@redis/client';
 import { REDIS_CALLS_KEY } from '../api/media/counter.ts';
-import { call, startApp, type RunningApp } from './helpers/service.ts';
+import { call, type RunningApp } from './helpers/service.ts';
 import { redisUnavailableReason, startRedis } from './helpers/redis.ts';
-import { removeTempDirs, tempDir, writeCategory, writeImage } from './helpers/media-library.ts';
+import { removeTempDirs, startMedia, tempDir, writeCategory, writeImage } from './helpers/media-library.ts';
 
 let root: string;
 const running: RunningApp[] = [];
@@ -22,7 +22,7 @@ test.after.always(async () => {
 });
 
 async function start(env: Record<string, string>): Promise<RunningApp> {
-  const app = await startApp({ SERVICES: 'media', MEDIA_DIR: root, ...env });
+  const app = await startMedia({ MEDIA_DIR: root, ...env });
   running.push(app);
   return app;
 }
@@ -51,6 +51,15 @@ test('without Redis the count is kept in DATA_DIR and survives a restart', async
   t.is(await shownTotal(second), 5);
   await makeCalls(second, 2);
   t.is((await call(`${second.urls.media}/categories`)).json.totals.calls, 7);
+});
+
+test('only answered calls count: refused ones (unknown alias, no or wrong password, empty filter) do not', async (t) => {
+  const app = await start({ DATA_DIR: await tempDir('media-data'), MEDIA_PASSWORD: 'pw' });
+  await makeCalls(app, 2);
+  const refused = ['?img=nope', '?sim=one', '?vid=one', '?img=one&orientation=portrait'];
+  for (const query of refused) t.true((await call(`${app.urls.media}/${query}`)).status >= 400, query);
+  t.is((await call(`${app.urls.media}/?sim=one`, { headers: { 'X-Media-Password': 'wrong' } })).status, 403);
+  t.is(await shownTotal(app), 2);
 });
 
 test('with Redis the count lives in Redis and survives a restart', async (t) => {

@@ -4,8 +4,8 @@ import test from 'ava';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { call, startApp, type RunningApp } from './helpers/service.ts';
-import { buildTestLibrary, removeTempDirs, tempDir, XSS_NAME } from './helpers/media-library.ts';
+import { call, type RunningApp } from './helpers/service.ts';
+import { buildTestLibrary, removeTempDirs, startMedia, tempDir, XSS_NAME } from './helpers/media-library.ts';
 
 let app: RunningApp;
 let root: string;
@@ -13,7 +13,7 @@ let outside: string;
 
 test.before(async () => {
   ({ root, outside } = await buildTestLibrary());
-  app = await startApp({ SERVICES: 'media', MEDIA_DIR: root, DATA_DIR: await tempDir('media-data'), MEDIA_PASSWORD: 'open sesame' });
+  app = await startMedia({ MEDIA_DIR: root, DATA_DIR: await tempDir('media-data'), MEDIA_PASSWORD: 'open sesame' });
 });
 test.after.always(async () => {
   await app?.stop();

@@ -7,8 +7,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import chromium from '@sparticuz/chromium';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { ROOT, startApp, type RunningApp } from './helpers/service.ts';
-import { buildTestLibrary, removeTempDirs, tempDir } from './helpers/media-library.ts';
+import { ROOT, type RunningApp } from './helpers/service.ts';
+import { buildTestLibrary, removeTempDirs, startMedia, tempDir } from './helpers/media-library.ts';
 
 const SCREENSHOT = path.join(ROOT, 'test-artifacts/media/landing.png');
 
@@ -23,7 +23,7 @@ let browser: Browser;
 
 test.before(async () => {
   const { root } = await buildTestLibrary();
-  app = await startApp({ SERVICES: 'media', MEDIA_DIR: root, DATA_DIR: await tempDir('media-data') });
+  app = await startMedia({ MEDIA_DIR: root, DATA_DIR: await tempDir('media-data') });
   browser = await launch();
 });
 test.after.always(async () => {

@@ -3,8 +3,8 @@
 // passwords answer 403, 401 and 429.
 import test from 'ava';
 import { hashPassword } from '../api/media/password.ts';
-import { call, startApp, type RunningApp } from './helpers/service.ts';
-import { buildTestLibrary, removeTempDirs, tempDir } from './helpers/media-library.ts';
+import { call, type RunningApp } from './helpers/service.ts';
+import { buildTestLibrary, removeTempDirs, startMedia, tempDir } from './helpers/media-library.ts';
 
 const PASSWORD = 'open sesame';
 const basic = (password: string, user = 'anyone') => ({ Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
@@ -15,7 +15,7 @@ const extra: RunningApp[] = [];
 
 test.before(async () => {
   ({ root } = await buildTestLibrary());
-  app = await startApp({ SERVICES: 'media', MEDIA_DIR: root, DATA_DIR: await tempDir('media-data'), MEDIA_PASSWORD: PASSWORD });
+  app = await startMedia({ MEDIA_DIR: root, DATA_DIR: await tempDir('media-data'), MEDIA_PASSWORD: PASSWORD });
 });
 test.after.always(async () => {
   await Promise.all([app, ...extra].map((a) => a?.stop()));
@@ -23,12 +23,19 @@ test.after.always(async () => {
 });
 
 async function startExtra(env: Record<string, string>): Promise<RunningApp> {
-  const started = await startApp({ SERVICES: 'media', MEDIA_DIR: root, DATA_DIR: await tempDir('media-data'), ...env });
+  const started = await startMedia({ MEDIA_DIR: root, DATA_DIR: await tempDir('media-data'), ...env });
   extra.push(started);
   return started;
 }
 
 const get = (query: string, headers: Record<string, string> = {}, base = app) => call(`${base.urls.media}/${query}`, { headers });
+
+test('/health counts public categories and files only', async (t) => {
+  const health = await get('health');
+  const listed = (await get('categories')).json.totals;
+  t.like(health.json, { status: 'ok', categories: listed.categories, files: listed.files });
+  t.false(/secret/i.test(health.text));
+});
 
 test('no password: 401 password_required with a Basic challenge', async (t) => {
   for (const query of ['?sim=secret', '?smo=secret&format=json', '?sim=no-such-category']) {

@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { bufferSource } from '../api/media/byte-source.ts';
+import { formatOf } from '../api/media/formats.ts';
 import { parseRange } from '../api/media/file-response.ts';
 import { imageSizeFromHeader } from '../api/media/image-size.ts';
 import { mp4Dimensions } from '../api/media/mp4-boxes.ts';
@@ -31,7 +32,7 @@ test('image sizes match sharp after EXIF rotation, for every format and orientat
     const file = path.join(dir, `${format}-${exifOrientation ?? 'none'}.${format}`);
     await fs.writeFile(file, bytes);
     const reference = (await sharp(bytes).metadata()).autoOrient;
-    const probed = await probeFile(file, 'image', format);
+    const probed = await probeFile(file, formatOf(file)!);
     t.deepEqual({ width: probed.width, height: probed.height }, reference, `${format} orientation ${exifOrientation}`);
     t.is(probed.bytes, bytes.length);
   }
@@ -83,6 +84,16 @@ test('WebM: pixel size, with unknown-size segments and filler before Tracks', (t
   t.is(webmDimensions(bufferSource(Buffer.from('RIFF....WEBPVP8 '))), undefined);
 });
 
+test('WebM: DisplayWidth/DisplayHeight decide the displayed size (pixels, or a shape in other units)', (t) => {
+  const size = (options: Parameters<typeof tinyWebm>[0]) => webmDimensions(bufferSource(tinyWebm(options)));
+  // 640x360 pixels shown as 9:16 is portrait.
+  t.deepEqual(size({ width: 640, height: 360, display: { width: 360, height: 640 } }), { width: 360, height: 640 });
+  t.deepEqual(size({ width: 640, height: 360, display: { width: 9, height: 16, unit: 3 } }), { width: 203, height: 360 });
+  // Unknown unit, or a zero: the pixel size stands.
+  t.deepEqual(size({ width: 640, height: 360, display: { width: 9, height: 16, unit: 4 } }), { width: 640, height: 360 });
+  t.deepEqual(size({ width: 640, height: 360, display: { width: 0, height: 16 } }), { width: 640, height: 360 });
+});
+
 test('orientation: wider is landscape, taller portrait, equal square', (t) => {
   t.is(orientationOf({ width: 2, height: 1 }), 'landscape');
   t.is(orientationOf({ width: 1, height: 2 }), 'portrait');
@@ -90,22 +101,23 @@ test('orientation: wider is landscape, taller portrait, equal square', (t) => {
 });
 
 test('random bag: add, delete and pick stay consistent and uniform', (t) => {
-  const bag = new RandomBag<number>();
-  for (let i = 0; i < 1000; i++) bag.add(i);
-  bag.add(5);
-  for (let i = 0; i < 1000; i += 2) bag.delete(i);
-  bag.delete(123_456);
+  const items = Array.from({ length: 1000 }, (_, n) => ({ n, slot: -1 }));
+  const bag = new RandomBag<'slot', { n: number; slot: number }>('slot');
+  for (const item of items) bag.add(item);
+  bag.add(items[5]);
+  for (let i = 0; i < 1000; i += 2) bag.delete(items[i]);
+  bag.delete({ n: 123_456, slot: 3 });
   t.is(bag.size, 500);
   const seen = new Map<number, number>();
   for (let i = 0; i < 50_000; i++) {
-    const n = bag.pick()!;
+    const { n } = bag.pick()!;
     t.true(n % 2 === 1);
     seen.set(n, (seen.get(n) ?? 0) + 1);
   }
   t.is(seen.size, 500);
   // 100 expected per item; a uniform pick stays well inside these bounds.
   t.true(Math.min(...seen.values()) > 40 && Math.max(...seen.values()) < 180);
-  for (let i = 1; i < 1000; i += 2) bag.delete(i);
+  for (let i = 1; i < 1000; i += 2) bag.delete(items[i]);
   t.is(bag.pick(), undefined);
 });
 

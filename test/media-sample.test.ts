@@ -2,14 +2,14 @@
 import test from 'ava';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { call, startApp } from './helpers/service.ts';
-import { removeTempDirs, tempDir } from './helpers/media-library.ts';
+import { call } from './helpers/service.ts';
+import { removeTempDirs, startMedia, tempDir } from './helpers/media-library.ts';
 
 test.after.always(removeTempDirs);
 
 test('a missing MEDIA_DIR gets a sample library: images both ways, videos, a private category', async (t) => {
   const dir = path.join(await tempDir('media-sample'), 'not-yet');
-  const app = await startApp({ SERVICES: 'media', MEDIA_DIR: dir, DATA_DIR: await tempDir('media-data'), MEDIA_PASSWORD: 'demo' });
+  const app = await startMedia({ MEDIA_DIR: dir, DATA_DIR: await tempDir('media-data'), MEDIA_PASSWORD: 'demo' });
   try {
     t.true(app.logs.some((l) => l.msg === 'MEDIA_DIR did not exist: wrote a sample library'));
     t.deepEqual((await fs.readdir(dir)).sort(), ['clips', 'patterns', 'scenery', 'vault']);
@@ -30,7 +30,7 @@ test('a missing MEDIA_DIR gets a sample library: images both ways, videos, a pri
     await app.stop();
   }
   // Existing now: a second start leaves it alone.
-  const again = await startApp({ SERVICES: 'media', MEDIA_DIR: dir, DATA_DIR: await tempDir('media-data') });
+  const again = await startMedia({ MEDIA_DIR: dir, DATA_DIR: await tempDir('media-data') });
   t.false(again.logs.some((l) => l.msg === 'MEDIA_DIR did not exist: wrote a sample library'));
   await again.stop();
 });

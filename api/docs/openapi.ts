@@ -353,7 +353,7 @@ function mediaPaths(add: Add): void {
     params: [param('file', 'path', '<id>.<ext> from a JSON answer or a redirect', { type: 'string', pattern: '^[0-9a-f]{24}\\.[a-z0-9]{2,5}$' })],
     ok: { description: 'the file', content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
     conditional: true,
-    errors: ['route_not_found', 'password_required', 'wrong_password'],
+    errors: ['route_not_found', 'password_required', 'wrong_password', 'overloaded'],
     security: requires('', ...MEDIA_PRIVATE),
     limit: mediaFileLimit,
   });

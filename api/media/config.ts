@@ -22,6 +22,8 @@ export interface MediaSettings {
   fileRateLimit: number;
   /** MEDIA_RESCAN_SECONDS: full rescan period behind the watcher; 0 turns it off. */
   rescanSeconds: number;
+  /** MEDIA_STICKY_SECONDS: how long a client's range requests on a random address keep its file; 0 = never. */
+  stickySeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -63,6 +65,7 @@ export function loadMediaSettings(config: Config, env: Env = process.env): Media
     rateLimit: int('MEDIA_RATE_LIMIT', 600, 1, 1_000_000),
     fileRateLimit: int('MEDIA_FILE_RATE_LIMIT', 2400, 1, 1_000_000),
     rescanSeconds: int('MEDIA_RESCAN_SECONDS', 300, 0, 86_400),
+    stickySeconds: int('MEDIA_STICKY_SECONDS', 60, 0, 3600),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return settings;

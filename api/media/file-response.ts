@@ -42,8 +42,9 @@ function matchesEtag(header: string, etag: string): boolean {
   });
 }
 
-function setCacheHeaders(ctx: Context, file: MediaFile, cache: CachePolicy): void {
+function setCacheHeaders(ctx: Context, file: MediaFile, cache: CachePolicy, ranges: boolean): void {
   ctx.set('X-Content-Type-Options', 'nosniff');
+  if (ranges) ctx.set('Accept-Ranges', 'bytes');
   if (cache === 'no-store') {
     ctx.set('Cache-Control', 'no-store');
     return;
@@ -51,21 +52,27 @@ function setCacheHeaders(ctx: Context, file: MediaFile, cache: CachePolicy): voi
   ctx.set('Cache-Control', `${cache}, max-age=${YEAR}, immutable`);
   ctx.set('ETag', etagOf(file));
   ctx.set('Last-Modified', new Date(file.mtimeMs).toUTCString());
-  ctx.set('Accept-Ranges', 'bytes');
 }
 
-export async function sendMediaFile(ctx: Context, file: MediaFile, cache: CachePolicy): Promise<SendResult> {
+export interface SendOptions {
+  cache: CachePolicy;
+  /** Honour Range: always on a permanent address; on the random route only while picks are sticky. */
+  ranges: boolean;
+}
+
+export async function sendMediaFile(ctx: Context, file: MediaFile, filePath: string | undefined, { cache, ranges }: SendOptions): Promise<SendResult> {
   const etag = etagOf(file);
   // An id names one version of one file, so a matching ETag needs no look at the disk.
   const ifNoneMatch = cache !== 'no-store' ? ctx.get('If-None-Match') : '';
   if (ifNoneMatch && matchesEtag(ifNoneMatch, etag)) {
-    setCacheHeaders(ctx, file, cache);
+    setCacheHeaders(ctx, file, cache, ranges);
     ctx.status = 304;
     return 'sent';
   }
+  if (!filePath) return 'stale';
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(file.path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    handle = await fs.open(filePath, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch {
     return 'stale';
   }
@@ -74,9 +81,8 @@ export async function sendMediaFile(ctx: Context, file: MediaFile, cache: CacheP
     const stat = await handle.stat();
     // Stale: no header is set yet, so the caller's error answer carries no long-lived caching.
     if (!stat.isFile() || stat.size !== file.bytes || Math.floor(stat.mtimeMs) !== file.mtimeMs) return 'stale';
-    setCacheHeaders(ctx, file, cache);
-    // Ranges only on permanent addresses: on the random route each request is another file.
-    const rangeHeader = cache !== 'no-store' ? ctx.get('Range') : '';
+    setCacheHeaders(ctx, file, cache, ranges);
+    const rangeHeader = ranges ? ctx.get('Range') : '';
     const ifRange = ctx.get('If-Range');
     let range = rangeHeader && (!ifRange || ifRange === etag) ? parseRange(rangeHeader, file.bytes) : undefined;
     if (range === 'unsatisfiable') {
@@ -86,10 +92,11 @@ export async function sendMediaFile(ctx: Context, file: MediaFile, cache: CacheP
       ctx.body = englishErrorEnvelope(new ApiError('bad_request', { detail: `range "${rangeHeader.slice(0, 100)}" is outside the file (${file.bytes} bytes)` }));
       return 'sent';
     }
+    // A range asked for is answered 206 even when it spans the whole file (bytes=0-), as players expect.
+    const partial = range !== undefined;
     range ??= { start: 0, end: file.bytes - 1 };
-    const partial = range.start > 0 || range.end < file.bytes - 1;
     ctx.status = partial ? 206 : 200;
-    ctx.type = file.mime;
+    ctx.type = file.format.mime;
     if (partial) ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${file.bytes}`);
     const length = range.end - range.start + 1;
     if (ctx.method === 'HEAD') {

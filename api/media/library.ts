@@ -1,42 +1,48 @@
 // The in-memory index: categories, each with a random bag per media type and orientation, and
 // every file by its permanent id. The scanner and watcher write to it; requests only read.
+import path from 'node:path';
 import type { OrientationFilter } from './orientation.ts';
 import { RandomBag } from './picker.ts';
 import type { CategoryMeta, MediaFile, MediaType } from './types.ts';
 
-type Bags = Record<OrientationFilter | 'any', RandomBag<MediaFile>>;
+/** 'any' holds every file of a type; a file is in one orientation bag at most, so they share a slot. */
+interface Bags { any: RandomBag<'anySlot', MediaFile>; landscape: RandomBag<'orientationSlot', MediaFile>; portrait: RandomBag<'orientationSlot', MediaFile> }
 
 export interface CategoryCounts { files: number; images: number; videos: number; landscape: number; portrait: number; square: number }
 
 export class Category {
   readonly alias: string;
   meta: CategoryMeta;
+  /** Real directory (inside MEDIA_DIR). */
+  dir: string;
+  /** False until the scanner has read every file once: requests then hear 503, not a partial pick. */
+  indexed = false;
   /** Files by name inside the category directory. */
   readonly files = new Map<string, MediaFile>();
   /** One bag per media type and orientation filter ('any' holds every file of the type). */
   private readonly bags: Record<MediaType, Bags>;
 
-  constructor(alias: string, meta: CategoryMeta) {
+  constructor(alias: string, meta: CategoryMeta, dir: string) {
     this.alias = alias;
     this.meta = meta;
-    const bags = (): Bags => ({ any: new RandomBag(), landscape: new RandomBag(), portrait: new RandomBag() });
+    this.dir = dir;
+    const bags = (): Bags => ({ any: new RandomBag('anySlot'), landscape: new RandomBag('orientationSlot'), portrait: new RandomBag('orientationSlot') });
     this.bags = { image: bags(), video: bags() };
-  }
-
-  /** The bags a file belongs in: its type's 'any', plus its orientation's unless it is square. */
-  private bagsOf(file: MediaFile): RandomBag<MediaFile>[] {
-    const bags = this.bags[file.type];
-    return file.orientation === 'square' ? [bags.any] : [bags.any, bags[file.orientation]];
   }
 
   add(file: MediaFile): void {
     this.files.set(file.name, file);
-    for (const bag of this.bagsOf(file)) bag.add(file);
+    const bags = this.bags[file.format.type];
+    bags.any.add(file);
+    // Square files are in no orientation bag.
+    if (file.orientation !== 'square') bags[file.orientation].add(file);
   }
 
   delete(file: MediaFile): void {
     this.files.delete(file.name);
-    for (const bag of this.bagsOf(file)) bag.delete(file);
+    const bags = this.bags[file.format.type];
+    bags.any.delete(file);
+    if (file.orientation !== 'square') bags[file.orientation].delete(file);
   }
 
   pick(type: MediaType, orientation?: OrientationFilter): MediaFile | undefined {
@@ -54,6 +60,8 @@ export class Category {
 }
 
 export class Library {
+  /** True while the first scan after start runs: what is not indexed yet may still come. */
+  indexing = false;
   private readonly byAlias = new Map<string, Category>();
   private readonly byId = new Map<string, MediaFile>();
 
@@ -61,8 +69,9 @@ export class Library {
     return this.byAlias.get(alias);
   }
 
+  /** Categories ready to serve: read whole at least once. */
   categories(): Category[] {
-    return [...this.byAlias.values()];
+    return [...this.byAlias.values()].filter((category) => category.indexed);
   }
 
   file(id: string): MediaFile | undefined {
@@ -73,14 +82,22 @@ export class Library {
     return this.byId.size;
   }
 
-  /** Creates the category or updates its display name and privacy. */
-  setCategory(alias: string, meta: CategoryMeta): Category {
+  /** Where a file's bytes are. */
+  pathOf(file: MediaFile): string | undefined {
+    if (file.target) return file.target;
+    const category = this.byAlias.get(file.alias);
+    return category && path.join(category.dir, file.name);
+  }
+
+  /** Creates the category or updates its display name, privacy and directory. */
+  setCategory(alias: string, meta: CategoryMeta, dir: string): Category {
     const existing = this.byAlias.get(alias);
     if (existing) {
       existing.meta = meta;
+      existing.dir = dir;
       return existing;
     }
-    const category = new Category(alias, meta);
+    const category = new Category(alias, meta, dir);
     this.byAlias.set(alias, category);
     return category;
   }

@@ -1,29 +1,39 @@
-// A set with O(1) add, delete and uniform random pick: an array plus each item's position.
-// Deleting moves the last item into the hole, so no request ever scans or sorts.
+// A set with O(1) add, delete and uniform random pick: an array, and each item's position kept
+// in a numeric field of the item itself (a Map of positions cost more memory than the file
+// entries did). Deleting moves the last item into the hole, so no request ever scans or sorts.
 
-export class RandomBag<T> {
+export class RandomBag<K extends string, T extends Record<K, number>> {
   private readonly items: T[] = [];
-  private readonly positions = new Map<T, number>();
+  private readonly slot: K;
+
+  /** `slot`: the item's field that holds its position here (one field per bag an item can be in). */
+  constructor(slot: K) {
+    this.slot = slot;
+  }
 
   get size(): number {
     return this.items.length;
   }
 
+  has(item: T): boolean {
+    return this.items[item[this.slot]] === item;
+  }
+
   add(item: T): void {
-    if (this.positions.has(item)) return;
-    this.positions.set(item, this.items.length);
+    if (this.has(item)) return;
+    (item as Record<K, number>)[this.slot] = this.items.length;
     this.items.push(item);
   }
 
   delete(item: T): void {
-    const position = this.positions.get(item);
-    if (position === undefined) return;
+    if (!this.has(item)) return;
+    const position = item[this.slot];
     const last = this.items.pop()!;
-    this.positions.delete(item);
     if (last !== item) {
       this.items[position] = last;
-      this.positions.set(last, position);
+      (last as Record<K, number>)[this.slot] = position;
     }
+    (item as Record<K, number>)[this.slot] = -1;
   }
 
   /** A uniformly random item; undefined when empty. `random` returns a number in [0, 1). */

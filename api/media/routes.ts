@@ -14,6 +14,7 @@ import type { Category, Library } from './library.ts';
 import { loginPage, tokenPage } from './login-page.ts';
 import type { LibraryScanner } from './scanner.ts';
 import { parseSelection, type Selection } from './selector.ts';
+import type { StickyPicks } from './sticky.ts';
 import type { MediaFile } from './types.ts';
 
 export interface MediaRouteDeps {
@@ -23,6 +24,7 @@ export interface MediaRouteDeps {
   counter: CallCounter;
   limiter: RateLimiter;
   settings: MediaSettings;
+  sticky: StickyPicks;
   version: string;
 }
 
@@ -30,6 +32,7 @@ const FILE_PATH = /^([0-9a-f]{24})\.([a-z0-9]{2,5})$/;
 const MAX_LOGIN_BODY = 8 * 1024;
 /** A file that changed under the index is re-read and another one picked, a few times at most. */
 const PICK_ATTEMPTS = 3;
+const INDEXING_RETRY_SECONDS = 2;
 
 /** MEDIA_PUBLIC_URL, else where this request arrived (X-Forwarded-* only with TRUST_PROXY). */
 function baseUrl(ctx: Context, settings: MediaSettings): string {
@@ -49,8 +52,8 @@ function describe(file: MediaFile, category: Category, url: string) {
     category: category.meta.name,
     file: file.name,
     url,
-    type: file.type,
-    mime: file.mime,
+    type: file.format.type,
+    mime: file.format.mime,
     width: file.width,
     height: file.height,
     orientation: file.orientation,
@@ -59,25 +62,37 @@ function describe(file: MediaFile, category: Category, url: string) {
   };
 }
 
+/** While the library is first indexed, what is not found yet may still come. */
+function stillIndexing(): ApiError {
+  return new ApiError('overloaded', { detail: 'the media library is still being indexed', retryAfter: INDEXING_RETRY_SECONDS });
+}
+
 /** The category a selection may reach: private selectors see private categories only, and the reverse. */
 function selectedCategory(library: Library, selection: Selection): Category {
   const category = library.category(selection.alias);
-  if (!category || category.meta.private !== selection.private) {
-    throw new ApiError('category_not_found', { detail: `no ${selection.private ? 'private' : 'public'} category ${JSON.stringify(selection.alias.slice(0, 80))}` });
-  }
-  return category;
+  if (category?.indexed && category.meta.private === selection.private) return category;
+  // Any other category answers the same while indexing, so the 503 does not tell private ones apart.
+  if (library.indexing) throw stillIndexing();
+  throw new ApiError('category_not_found', { detail: `no ${selection.private ? 'private' : 'public'} category ${JSON.stringify(selection.alias.slice(0, 80))}` });
 }
 
 async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Selection): Promise<void> {
   const grant = selection.private ? await deps.access.require(ctx) : null;
   const category = selectedCategory(deps.library, selection);
   const base = baseUrl(ctx, deps.settings);
+  const { sticky } = deps;
+  const key = sticky.enabled ? sticky.key(ctx, selection) : undefined;
+  // A range request goes on with the file this client last got here: a player reading on or seeking.
+  const keptId = key && ctx.get('Range') ? sticky.get(key) : undefined;
+  let kept = keptId ? deps.library.file(keptId) : undefined;
   for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
-    const file = category.pick(selection.type, selection.orientation);
+    const file = kept ?? category.pick(selection.type, selection.orientation);
+    kept = undefined;
     if (!file) {
       const filter = selection.orientation ? `${selection.orientation} ` : '';
       throw new ApiError('empty_category', { detail: `${selection.alias} has no ${filter}${selection.type}s` });
     }
+    if (key) sticky.remember(key, file.id);
     const url = permanentUrl(base, file, grant);
     ctx.set('Cache-Control', 'no-store');
     if (selection.answer === 'json') {
@@ -89,7 +104,7 @@ async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Se
       return;
     }
     ctx.set('Content-Location', url);
-    if (await sendMediaFile(ctx, file, 'no-store') === 'sent') return;
+    if (await sendMediaFile(ctx, file, deps.library.pathOf(file), { cache: 'no-store', ranges: sticky.enabled }) === 'sent') return;
     await deps.scanner.refreshFile(file.alias, file.name);
   }
   throw new ApiError('overloaded', { detail: 'the category is changing on disk; try again' });
@@ -134,8 +149,10 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
   router.get('/', limit, async (ctx) => {
     const selection = parseSelection(ctx);
     if (selection) {
-      counter.increment();
-      return answerSelection(ctx, deps, selection);
+      await answerSelection(ctx, deps, selection);
+      // Only answered calls count: a refused one (401, 403, 404, 416...) throws or sets its status.
+      if (ctx.status < 400) counter.increment();
+      return;
     }
     const summary = summarize(library.categories().filter((c) => !c.meta.private), await counter.total());
     ctx.type = 'text/html; charset=utf-8';
@@ -146,9 +163,12 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
     const [, id, ext] = FILE_PATH.exec(ctx.params.file) ?? [];
     const file = id ? library.file(id) : undefined;
     const category = file && library.category(file.alias);
-    if (!file || !category || file.ext !== ext) throw new ApiError('route_not_found', { detail: 'no media file at this address' });
+    if (!file || !category || file.ext !== ext) {
+      if (id && library.indexing) throw stillIndexing();
+      throw new ApiError('route_not_found', { detail: 'no media file at this address' });
+    }
     if (category.meta.private) await access.require(ctx);
-    if (await sendMediaFile(ctx, file, category.meta.private ? 'private' : 'public') === 'sent') return;
+    if (await sendMediaFile(ctx, file, library.pathOf(file), { cache: category.meta.private ? 'private' : 'public', ranges: true }) === 'sent') return;
     await deps.scanner.refreshFile(file.alias, file.name);
     throw new ApiError('route_not_found', { detail: 'this file changed or was removed; ask for a new random file' });
   });
@@ -189,8 +209,10 @@ export function mediaRouter(deps: MediaRouteDeps): Router {
     ctx.body = tokenPage(pageLanguage(ctx), grant, privateCategories, baseUrl(ctx, settings));
   });
 
+  // Public categories only: health checks are unauthenticated, so private ones are not hinted at.
   router.get('/health', (ctx) => {
-    ctx.body = { status: 'ok', service: 'media', version: deps.version, categories: library.categories().length, files: library.size };
+    const { totals } = summarize(library.categories().filter((c) => !c.meta.private), 0);
+    ctx.body = { status: 'ok', service: 'media', version: deps.version, categories: totals.categories, files: totals.files };
   });
 
   return router;

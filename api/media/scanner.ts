@@ -1,16 +1,16 @@
 // Keeps the Library in step with MEDIA_DIR. One code path serves the start-up scan, the
 // watcher's single-file updates and the periodic full rescan: list, compare size and mtime with
 // the index, probe only what changed. Nothing outside MEDIA_DIR is ever indexed: symlinks are
-// resolved and dropped when their target lies elsewhere.
+// resolved and dropped when their target lies elsewhere. Whatever is skipped gets a log line.
 import { createHash } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../shared/log.ts';
-import { formatOf, extensionOf } from './formats.ts';
+import { addressExtension, formatOf } from './formats.ts';
 import type { Library } from './library.ts';
 import { orientationOf } from './orientation.ts';
-import { probeFile } from './probe.ts';
+import { MismatchedContent, probeFile } from './probe.ts';
 import type { CategoryMeta } from './types.ts';
 
 /** Category directory names usable as a selector value; anything else is skipped with a log line. */
@@ -24,14 +24,15 @@ const MAX_CATEGORY_FILE_BYTES = 64 * 1024;
 
 /** Permanent id: stable across restarts, new whenever the file's content (size or mtime) changes. */
 function mediaId(alias: string, name: string, bytes: number, mtimeMs: number): string {
-  return createHash('sha256').update(`${alias}/${name}\0${bytes}\0${mtimeMs}`).digest('hex').slice(0, 24);
+  // toString of the first 12 bytes, not slice() of the full hex: a slice keeps its parent alive.
+  return createHash('sha256').update(`${alias}/${name}\0${bytes}\0${mtimeMs}`).digest().toString('hex', 0, 12);
 }
 
-async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>, stopped: () => boolean): Promise<void> {
   let next = 0;
   let sliceStart = performance.now();
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !stopped()) {
       await fn(items[next++]);
       if (performance.now() - sliceStart > SLICE_MS) {
         await new Promise(setImmediate);
@@ -44,6 +45,20 @@ async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promi
 
 const isMissing = (err: unknown) => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
 
+/** The name as text, or undefined when its bytes are not UTF-8 (the index keys files by text names). */
+export function utf8Name(raw: Buffer): string | undefined {
+  const name = raw.toString('utf8');
+  return Buffer.from(name).equals(raw) ? name : undefined;
+}
+
+/** A name for log lines: printable ASCII kept, every other byte as \xNN. */
+function printable(raw: Buffer): string {
+  return [...raw].map((byte) => (byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`)).join('');
+}
+
+/** A directory entry after following a symlink: where it really is, or why it is not used. */
+type Resolved = { real: string; stat: fsSync.Stats } | { skip: 'missing' | 'dangling' | 'outside' };
+
 export interface RootChanges { added: string[]; removed: string[] }
 
 export class LibraryScanner {
@@ -51,11 +66,18 @@ export class LibraryScanner {
   private readonly library: Library;
   private readonly log: Logger;
   private rootReal = '';
-  /** Real directory of each indexed category. */
+  /**
+   * Real directory of every category directory present, indexed or not: one whose category.json
+   * is broken is watched too, so a repair is seen at once.
+   */
   private readonly dirs = new Map<string, string>();
   /** Files that failed to probe, by real path, with the size:mtime that failed (not retried until it changes). */
   private readonly failed = new Map<string, string>();
   private readonly reported = new Set<string>();
+  /** Called with a category directory before it is listed (the watcher watches it from then on). */
+  onDirectory: ((alias: string, dir: string) => void) | undefined;
+  /** Set at shutdown: a scan under way stops at the next file instead of reading the whole library. */
+  private stopped = false;
 
   constructor(root: string, library: Library, log: Logger) {
     this.root = path.resolve(root);
@@ -63,9 +85,13 @@ export class LibraryScanner {
     this.log = log;
   }
 
-  /** Real directory of a category, for the watcher. */
-  categoryDir(alias: string): string | undefined {
-    return this.dirs.get(alias);
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Real directories of the categories present (indexed or not), for the watcher. */
+  directories(): ReadonlyMap<string, string> {
+    return this.dirs;
   }
 
   /** Once per distinct problem, so periodic rescans do not repeat the same line. */
@@ -75,10 +101,28 @@ export class LibraryScanner {
     this.log.warn(msg, fields);
   }
 
-  /** The real path when it lies strictly inside MEDIA_DIR, else undefined. */
-  private inside(p: string): string | undefined {
-    const real = fsSync.realpathSync(p);
-    return real.startsWith(this.rootReal + path.sep) ? real : undefined;
+  /** A file name that is not UTF-8: never indexed, said once. */
+  reportBadName(alias: string, raw: Buffer): void {
+    this.reportOnce(`utf8:${alias}/${raw.toString('hex')}`, 'media file skipped: its name is not valid UTF-8', { file: `${alias}/${printable(raw)}` });
+  }
+
+  private resolve(entryPath: string): Resolved {
+    let link: fsSync.Stats;
+    try {
+      link = fsSync.lstatSync(entryPath);
+    } catch (err) {
+      if (isMissing(err)) return { skip: 'missing' };
+      throw err;
+    }
+    if (!link.isSymbolicLink()) return { real: entryPath, stat: link };
+    let real: string;
+    try {
+      real = fsSync.realpathSync(entryPath);
+    } catch (err) {
+      if (isMissing(err) || (err as NodeJS.ErrnoException).code === 'ELOOP') return { skip: 'dangling' };
+      throw err;
+    }
+    return real.startsWith(this.rootReal + path.sep) ? { real, stat: fsSync.statSync(real) } : { skip: 'outside' };
   }
 
   /** Adds new category directories, drops vanished ones; `deep` also re-syncs the existing ones. */
@@ -101,10 +145,12 @@ export class LibraryScanner {
       }
     }
     for (const alias of present) {
+      if (this.stopped) break;
       const known = this.dirs.has(alias);
       if (known && !deep) continue;
+      const indexed = this.library.category(alias) !== undefined;
       await this.syncCategory(alias);
-      if (!known && this.dirs.has(alias)) changes.added.push(alias);
+      if (!indexed && this.library.category(alias)) changes.added.push(alias);
     }
     return changes;
   }
@@ -133,7 +179,8 @@ export class LibraryScanner {
       return undefined;
     }
     try {
-      const raw = JSON.parse(text) as { name?: unknown; private?: unknown };
+      // Editors on Windows start UTF-8 files with a byte order mark; JSON.parse refuses it.
+      const raw = JSON.parse(text.replace(/^\uFEFF/, '')) as { name?: unknown; private?: unknown };
       if (raw === null || typeof raw !== 'object') throw new Error('not a JSON object');
       if (raw.private !== undefined && typeof raw.private !== 'boolean') throw new Error('"private" must be true or false');
       const name = typeof raw.name === 'string' && raw.name.trim() ? raw.name.trim().slice(0, 200) : alias;
@@ -144,97 +191,109 @@ export class LibraryScanner {
     }
   }
 
+  /** The media file names of a category directory; names that are not UTF-8 are reported and left out. */
+  private async listFiles(alias: string, dir: string): Promise<string[]> {
+    const names: string[] = [];
+    for (const entry of await fs.readdir(dir, { withFileTypes: true, encoding: 'buffer' })) {
+      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+      const name = utf8Name(entry.name);
+      if (name === undefined) {
+        if (formatOf(entry.name.toString('latin1'))) this.reportBadName(alias, entry.name);
+      } else if (!name.startsWith('.') && formatOf(name)) {
+        names.push(name);
+      }
+    }
+    return names;
+  }
+
   /** Re-reads a category's settings and every file in it. */
   async syncCategory(alias: string): Promise<void> {
-    let dir: string | undefined;
     let names: string[];
+    let dir: string;
     try {
-      dir = this.inside(path.join(this.rootReal, alias));
-      if (!dir) {
-        this.reportOnce(`outside:${alias}`, 'media directory skipped: it points outside MEDIA_DIR', { alias });
+      const resolved = this.resolve(path.join(this.rootReal, alias));
+      if ('skip' in resolved || !resolved.stat.isDirectory()) {
+        if ('skip' in resolved && resolved.skip !== 'missing') {
+          this.reportOnce(`${resolved.skip}:${alias}`, resolved.skip === 'outside' ? 'media directory skipped: it points outside MEDIA_DIR' : 'media directory skipped: dangling symlink', { alias });
+        }
         return this.dropCategory(alias);
       }
-      names = (await fs.readdir(dir, { withFileTypes: true }))
-        .filter((e) => (e.isFile() || e.isSymbolicLink()) && !e.name.startsWith('.') && formatOf(e.name))
-        .map((e) => e.name);
+      dir = resolved.real;
+      this.dirs.set(alias, dir);
+      // Watched before it is listed: a file landing while the listing is read is still seen.
+      this.onDirectory?.(alias, dir);
+      names = await this.listFiles(alias, dir);
     } catch (err) {
       if (!isMissing(err)) this.log.warn('media directory unreadable', { alias, err: (err as Error).message });
       return this.dropCategory(alias);
     }
     const meta = await this.readMeta(alias, dir);
-    if (!meta) return this.dropCategory(alias);
-    this.dirs.set(alias, dir);
-    const category = this.library.setCategory(alias, meta);
+    if (!meta) return this.library.dropCategory(alias);
+    const category = this.library.setCategory(alias, meta, dir);
     const listed = new Set(names);
     for (const name of [...category.files.keys()]) if (!listed.has(name)) this.library.remove(alias, name);
     await this.refreshFiles(alias, names);
+    if (!this.stopped) category.indexed = true;
   }
 
   /** refreshFile for many names, a bounded number at a time. */
   async refreshFiles(alias: string, names: Iterable<string>): Promise<void> {
-    await forEachLimit([...names], PROBE_CONCURRENCY, (name) => this.refreshFile(alias, name));
-  }
-
-  /** Re-reads category.json only. */
-  async reloadMeta(alias: string): Promise<void> {
-    const dir = this.dirs.get(alias);
-    if (!dir) return;
-    const meta = await this.readMeta(alias, dir);
-    if (meta) this.library.setCategory(alias, meta);
-    else this.dropCategory(alias);
+    await forEachLimit([...names], PROBE_CONCURRENCY, (name) => this.refreshFile(alias, name), () => this.stopped);
   }
 
   /** Brings one file's entry up to date: added, re-probed, or removed. */
   async refreshFile(alias: string, name: string): Promise<void> {
-    const dir = this.dirs.get(alias);
-    const format = formatOf(name);
-    if (!dir || !format || name.startsWith('.') || name !== path.basename(name)) return;
-    const entryPath = path.join(dir, name);
-    let real: string | undefined;
-    let bytes: number;
-    let mtimeMs: number;
+    const category = this.library.category(alias);
+    const named = formatOf(name);
+    if (!category || !named || name.startsWith('.') || name !== path.basename(name)) return;
+    const entryPath = path.join(category.dir, name);
+    const file = `${alias}/${name}`;
+    let resolved: Resolved;
     try {
-      const link = fsSync.lstatSync(entryPath);
-      real = link.isSymbolicLink() ? this.inside(entryPath) : entryPath;
-      if (!real) {
-        this.reportOnce(`outside:${entryPath}`, 'media file skipped: symlink points outside MEDIA_DIR', { file: `${alias}/${name}` });
-        return this.library.remove(alias, name);
-      }
-      const stat = link.isSymbolicLink() ? fsSync.statSync(real) : link;
-      if (!stat.isFile()) return this.library.remove(alias, name);
-      bytes = stat.size;
-      mtimeMs = Math.floor(stat.mtimeMs);
+      resolved = this.resolve(entryPath);
     } catch (err) {
-      if (!isMissing(err)) this.log.warn('media file skipped', { file: `${alias}/${name}`, reason: (err as Error).message });
+      this.log.warn('media file skipped', { file, reason: (err as Error).message });
+      return this.library.remove(alias, name);
+    }
+    if ('skip' in resolved) {
+      if (resolved.skip === 'outside') this.reportOnce(`outside:${entryPath}`, 'media file skipped: symlink points outside MEDIA_DIR', { file });
+      if (resolved.skip === 'dangling') this.reportOnce(`dangling:${entryPath}`, 'media file skipped: dangling symlink', { file });
       this.failed.delete(entryPath);
       return this.library.remove(alias, name);
     }
-    const known = this.library.category(alias)?.files.get(name);
-    if (known && known.path === real && known.bytes === bytes && known.mtimeMs === mtimeMs) return;
-    const signature = `${bytes}:${mtimeMs}`;
+    const { real, stat } = resolved;
+    if (!stat.isFile()) return this.library.remove(alias, name);
+    const mtimeMs = Math.floor(stat.mtimeMs);
+    const target = real === entryPath ? undefined : real;
+    const known = category.files.get(name);
+    if (known && known.target === target && known.bytes === stat.size && known.mtimeMs === mtimeMs) return;
+    const signature = `${stat.size}:${mtimeMs}`;
     if (this.failed.get(real) === signature) return;
     try {
-      const probed = await probeFile(real, format.type, extensionOf(name));
+      const probed = await probeFile(real, named);
       this.failed.delete(real);
+      if (probed.format !== named) this.log.warn('media file served as what its content is, not what its name says', { file, named: named.mime, served: probed.format.mime });
       this.library.put({
         id: mediaId(alias, name, probed.bytes, probed.mtimeMs),
-        alias,
+        alias: category.alias,
         name,
-        path: real,
-        ext: extensionOf(name),
-        type: format.type,
-        mime: format.mime,
+        target,
+        format: probed.format,
+        ext: addressExtension(probed.format, name),
         width: probed.width,
         height: probed.height,
         orientation: orientationOf(probed),
         bytes: probed.bytes,
         mtimeMs: probed.mtimeMs,
+        anySlot: -1,
+        orientationSlot: -1,
       });
     } catch (err) {
       this.library.remove(alias, name);
       if (isMissing(err)) return;
       this.failed.set(real, signature);
-      this.log.warn('media file skipped: unreadable', { file: `${alias}/${name}`, reason: (err as Error).message });
+      const msg = err instanceof MismatchedContent ? 'media file skipped: its content is not what its name says' : 'media file skipped: unreadable';
+      this.log.warn(msg, { file, reason: (err as Error).message });
     }
   }
 }

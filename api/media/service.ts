@@ -1,5 +1,6 @@
 // Composition of the media service: settings, the library (sample when MEDIA_DIR is missing),
-// its scanner and watcher, private access, the call counter and the Koa app.
+// its scanner and watcher (indexing in the background), private access, the call counter and
+// the Koa app.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../shared/log.ts';
 import { createHttpApp } from '../http/app.ts';
@@ -13,10 +14,13 @@ import { hashedPasswordVerifier, plainPasswordVerifier, type PasswordVerifier } 
 import { mediaRouter } from './routes.ts';
 import { ensureMediaDir } from './sample-library.ts';
 import { LibraryScanner } from './scanner.ts';
+import { StickyPicks } from './sticky.ts';
 import { TokenSigner } from './token.ts';
 import { LibraryWatcher } from './watcher.ts';
 
 export const VERSION = '1.0.0';
+/** Clients whose random pick is remembered at once (about 100 bytes each). */
+const MAX_STICKY_CLIENTS = 50_000;
 
 function passwordVerifier(settings: MediaSettings, log: Logger): PasswordVerifier | null {
   if (settings.passwordHash) {
@@ -31,18 +35,21 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   const settings = loadMediaSettings(deps.config);
   await ensureMediaDir(settings.dir, log);
 
+  const verifier = passwordVerifier(settings, log);
   const library = new Library();
   const scanner = new LibraryScanner(settings.dir, library, log);
+  const watcher = new LibraryWatcher(scanner, log, { rescanSeconds: settings.rescanSeconds });
+  // The port opens while the library is indexed: categories answer as soon as each is read whole.
   const started = performance.now();
-  await scanner.syncRoot(true);
-  log.info('media library indexed', { dir: settings.dir, categories: library.categories().length, files: library.size, ms: Math.round(performance.now() - started) });
-  const watcher = new LibraryWatcher(scanner, library, log, { rescanSeconds: settings.rescanSeconds });
-  watcher.start();
+  library.indexing = true;
+  void watcher.start().then(() => {
+    library.indexing = false;
+    log.info('media library indexed', { dir: settings.dir, categories: library.categories().length, files: library.size, ms: Math.round(performance.now() - started) });
+    if (!verifier && library.categories().some((c) => c.meta.private)) {
+      log.warn('private media categories exist but MEDIA_PASSWORD is not set: they cannot be opened');
+    }
+  });
 
-  const verifier = passwordVerifier(settings, log);
-  if (!verifier && library.categories().some((c) => c.meta.private)) {
-    log.warn('private media categories exist but MEDIA_PASSWORD is not set: they cannot be opened');
-  }
   if (!settings.secret) log.warn('SESSION_SECRET is not set: media tokens are signed with a random key and end at restart');
   const secret = settings.secret ? Buffer.from(settings.secret, 'utf8') : randomBytes(32);
   const signer = new TokenSigner(secret, verifier?.fingerprint ?? 'no-password');
@@ -50,8 +57,8 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   const counter: CallCounter = await createCallCounter(deps.redis, settings.dataDir, log);
 
   const { app, routes } = createHttpApp({ service: 'media', version: VERSION, log, trustProxy: deps.config.trustProxy, formatError: englishErrorEnvelope });
-  const router = mediaRouter({ library, scanner, access, counter, limiter: deps.limiter, settings, version: VERSION });
-  routes.mount(router);
+  const sticky = new StickyPicks(settings.stickySeconds, MAX_STICKY_CLIENTS);
+  routes.mount(mediaRouter({ library, scanner, access, counter, limiter: deps.limiter, settings, sticky, version: VERSION }));
 
   return {
     app,

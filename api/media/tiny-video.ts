@@ -13,6 +13,8 @@ export interface TinyVideoOptions {
   audioFirst?: boolean;
   /** WebM: a Segment of unknown size, as live recorders write. */
   unknownSize?: boolean;
+  /** WebM: DisplayWidth/DisplayHeight (and DisplayUnit: 0 pixels, 3 aspect ratio) besides the pixel size. */
+  display?: { width: number; height: number; unit?: number };
 }
 
 function box(type: string, ...payload: Buffer[]): Buffer {
@@ -90,7 +92,8 @@ function element(id: number, payload: Buffer | number | string, unknownSize = fa
 }
 
 export function tinyWebm(options: TinyVideoOptions): Buffer {
-  const { width, height, padBytes = 0, unknownSize = false } = options;
+  const { width, height, padBytes = 0, unknownSize = false, display } = options;
+  const displayFields = display ? [element(0x54b0, display.width), element(0x54ba, display.height), ...(display.unit === undefined ? [] : [element(0x54b2, display.unit)])] : [];
   const header = element(0x1a45dfa3, Buffer.concat([
     element(0x4286, 1), element(0x42f7, 1), element(0x42f2, 4), element(0x42f3, 8),
     element(0x4282, 'webm'), element(0x4287, 4), element(0x4285, 2),
@@ -98,7 +101,7 @@ export function tinyWebm(options: TinyVideoOptions): Buffer {
   const info = element(0x1549a966, Buffer.concat([element(0x2ad7b1, 1_000_000), element(0x4d80, 'skinfarm'), element(0x5741, 'skinfarm')]));
   const entry = element(0xae, Buffer.concat([
     element(0xd7, 1), element(0x73c5, 1), element(0x83, 1), element(0x86, 'V_VP8'),
-    element(0xe0, Buffer.concat([element(0xb0, width), element(0xba, height)])),
+    element(0xe0, Buffer.concat([element(0xb0, width), element(0xba, height), ...displayFields])),
   ]));
   const filler = padBytes > 0 ? [element(0xec, Buffer.alloc(padBytes))] : [];
   const segment = element(0x18538067, Buffer.concat([info, ...filler, element(0x1654ae6b, entry)]), unknownSize);

@@ -1,4 +1,5 @@
 // Shapes shared by the media modules: one indexed file and one category.
+import type { MediaFormat } from './formats.ts';
 
 export type MediaType = 'image' | 'video';
 /** Square files are their own class: they match no orientation filter (see docs/media.md). */
@@ -6,22 +7,30 @@ export type Orientation = 'landscape' | 'portrait' | 'square';
 
 export interface Dimensions { width: number; height: number }
 
+/**
+ * One indexed file. A library holds hundreds of thousands, so an entry keeps only what a request
+ * needs and shares the rest (alias, format and extension strings are shared between entries).
+ */
 export interface MediaFile {
   /** Stable address: hash of category, file name, size and mtime (a changed file gets a new id). */
   id: string;
   alias: string;
   /** File name inside the category directory. */
   name: string;
-  /** Real path on disk, already checked to lie inside MEDIA_DIR. */
-  path: string;
+  /** Real path of a symlinked entry (checked to lie inside MEDIA_DIR); undefined for a plain file. */
+  target: string | undefined;
+  /** What the file's bytes are (not what its name says). */
+  format: MediaFormat;
+  /** Extension of the permanent address. */
   ext: string;
-  type: MediaType;
-  mime: string;
   width: number;
   height: number;
   orientation: Orientation;
   bytes: number;
   mtimeMs: number;
+  /** Positions in the category's random bags (see picker.ts); -1 outside them. */
+  anySlot: number;
+  orientationSlot: number;
 }
 
 export interface CategoryMeta { name: string; private: boolean }

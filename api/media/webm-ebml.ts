@@ -1,6 +1,8 @@
-// Pixel size of the video track of a WebM/Matroska file, read from the EBML elements
-// Segment > Tracks > TrackEntry > Video > PixelWidth/PixelHeight. Clusters (the media data)
-// follow Tracks in every muxer we know, so the walk stops long before the bulk of the file.
+// Displayed size of the video track of a WebM/Matroska file, read from the EBML elements
+// Segment > Tracks > TrackEntry > Video: PixelWidth/PixelHeight less any PixelCrop, shown at
+// DisplayWidth/DisplayHeight when the file says so (a 640x360 picture shown as 9:16 is
+// portrait). Clusters (the media data) follow Tracks in every muxer we know, so the walk stops
+// long before the bulk of the file.
 import type { ByteSource } from './byte-source.ts';
 import type { Dimensions } from './types.ts';
 
@@ -13,10 +15,20 @@ const ID = {
   video: 0xe0,
   pixelWidth: 0xb0,
   pixelHeight: 0xba,
+  pixelCropBottom: 0x54aa,
+  pixelCropTop: 0x54bb,
+  pixelCropLeft: 0x54cc,
+  pixelCropRight: 0x54dd,
+  displayWidth: 0x54b0,
+  displayHeight: 0x54ba,
+  displayUnit: 0x54b2,
   cluster: 0x1f43b675,
 } as const;
 
 const VIDEO_TRACK = 1;
+/** DisplayUnit values: 0 pixels; 1 cm, 2 inches and 3 aspect ratio give a shape only; 4 unknown. */
+const UNIT_PIXELS = 0;
+const UNIT_UNKNOWN = 4;
 const MAX_TRACKS_BYTES = 4 * 1024 * 1024;
 const MAX_SEGMENT_CHILDREN = 1000;
 
@@ -60,21 +72,33 @@ function uintOf(buf: Buffer, element: Element): number {
   return length >= 1 && length <= 6 ? buf.readUIntBE(element.start, length) : 0;
 }
 
+/** The size a player shows for one Video element. */
+function displayedSize(buf: Buffer, video: Element): Dimensions {
+  const v = new Map<number, number>();
+  for (const field of elements(buf, video.start, video.end)) v.set(field.id, uintOf(buf, field));
+  const crop = (id: number) => v.get(id) ?? 0;
+  const width = (v.get(ID.pixelWidth) ?? 0) - crop(ID.pixelCropLeft) - crop(ID.pixelCropRight);
+  const height = (v.get(ID.pixelHeight) ?? 0) - crop(ID.pixelCropTop) - crop(ID.pixelCropBottom);
+  const displayWidth = v.get(ID.displayWidth) ?? 0;
+  const displayHeight = v.get(ID.displayHeight) ?? 0;
+  const unit = v.get(ID.displayUnit) ?? UNIT_PIXELS;
+  if (!(displayWidth > 0 && displayHeight > 0) || unit === UNIT_UNKNOWN || !(width > 0 && height > 0)) return { width, height };
+  if (unit === UNIT_PIXELS) return { width: displayWidth, height: displayHeight };
+  // Only a shape: keep the picture's height and stretch its width to that shape, as players do.
+  return { width: Math.round((height * displayWidth) / displayHeight), height };
+}
+
 function trackSize(tracks: Buffer): Dimensions | undefined {
   let fallback: Dimensions | undefined;
   for (const entry of elements(tracks, 0, tracks.length)) {
     if (entry.id !== ID.trackEntry) continue;
     let type = 0;
-    const size = { width: 0, height: 0 };
+    let size: Dimensions | undefined;
     for (const field of elements(tracks, entry.start, entry.end)) {
       if (field.id === ID.trackType) type = uintOf(tracks, field);
-      if (field.id !== ID.video) continue;
-      for (const v of elements(tracks, field.start, field.end)) {
-        if (v.id === ID.pixelWidth) size.width = uintOf(tracks, v);
-        if (v.id === ID.pixelHeight) size.height = uintOf(tracks, v);
-      }
+      if (field.id === ID.video) size = displayedSize(tracks, field);
     }
-    if (size.width > 0 && size.height > 0) {
+    if (size && size.width > 0 && size.height > 0) {
       if (type === VIDEO_TRACK) return size;
       fallback ??= size;
     }

@@ -5,6 +5,17 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { tinyMp4, tinyWebm, type TinyVideoOptions } from '../../api/media/tiny-video.ts';
+import { startApp, type RunningApp } from './service.ts';
+
+/**
+ * The media service alone (SERVICES=media), once its library is indexed: the port opens before
+ * that (requests meanwhile hear 503), and most tests want the whole library.
+ */
+export async function startMedia(env: Record<string, string>): Promise<RunningApp> {
+  const app = await startApp({ SERVICES: 'media', ...env });
+  await app.waitForLog((line) => line.msg === 'media library indexed', 60_000);
+  return app;
+}
 
 export type ImageFormat = 'png' | 'jpg' | 'webp' | 'gif' | 'avif';
 
