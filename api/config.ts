@@ -3,6 +3,7 @@
 import os from 'node:os';
 import type { LogLevel } from '../shared/log.ts';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
+import { readMediaSettings, type MediaSettings } from './media/config.ts';
 import { parseBudget, type BudgetSpec } from './skins/upstream/budget.ts';
 import type { CountryCode } from 'libphonenumber-js';
 import { DEFAULT_REGION, parseRegion } from './search/values/phone.ts';
@@ -38,7 +39,7 @@ export interface Config {
   demoPlayer: string;
   redisUrl: string | null;
   render: { workers: number; chromiumPath: string | null; gpu: 'auto' | 'on' | 'off'; queueLimit: number; jobTimeoutMs: number; batchSize: number; browsers: number | undefined };
-  media: { dir: string; password: string | null; passwordHash: string | null; tokenTtlSeconds: number };
+  media: MediaSettings;
   search: {
     adminToken: string | null; dataPath: string | null; timeoutMs: number;
     /** Each source's own limit per pass, below the deadline so one slow source cannot use it all. */
@@ -96,7 +97,8 @@ export function loadConfig(env: Env = process.env): Config {
     const raw = env[name]?.trim();
     if (!raw) return fallback;
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < min || value > max) {
+    // Plain decimal digits only: Number() would also take "0x40", "1e2" and "".
+    if (!/^-?\d+$/.test(raw) || value < min || value > max) {
       problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
       return fallback;
     }
@@ -187,6 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const externalUrl = url('EXTERNAL_URL', 'https://littleskin.cn');
   const sessionSecret = optional('SESSION_SECRET');
+  const dataDir = str('DATA_DIR', './data');
   if (sessionSecret && sessionSecret.length < 16) problems.push('SESSION_SECRET must be at least 16 characters');
 
   const config: Config = {
@@ -248,14 +251,9 @@ export function loadConfig(env: Env = process.env): Config {
       // Chromium instances the pages are spread over; 0 = one per page in software, one on a GPU.
       browsers: int('RENDER_BROWSERS', 0, 0, 64) || undefined,
     },
-    media: {
-      dir: str('MEDIA_DIR', './media'),
-      password: optional('MEDIA_PASSWORD'),
-      passwordHash: optional('MEDIA_PASSWORD_HASH'),
-      tokenTtlSeconds: int('MEDIA_TOKEN_TTL_SECONDS', 86_400, 60, 365 * 86_400),
-    },
+    media: readMediaSettings(env, { dataDir, secret: sessionSecret }, problems),
     search: searchSettings(),
-    dataDir: str('DATA_DIR', './data'),
+    dataDir,
   };
   if (config.redisUrl && !/^rediss?:\/\//.test(config.redisUrl)) problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${config.redisUrl}")`);
   if (problems.length > 0) throw new ConfigError(problems);

@@ -1,7 +1,6 @@
-// Media settings: config.media from the shared configuration plus the few variables only this
-// service reads, validated together; every problem names the variable and what it accepts.
+// Media settings (config.media): every MEDIA_* variable, validated in loadConfig's one pass;
+// every problem names the variable and what it accepts.
 import path from 'node:path';
-import { ConfigError, type Config } from '../config.ts';
 import { parsePasswordHash } from './password.ts';
 
 export interface MediaSettings {
@@ -28,17 +27,21 @@ export interface MediaSettings {
 
 type Env = Record<string, string | undefined>;
 
-export function loadMediaSettings(config: Config, env: Env = process.env): MediaSettings {
-  const problems: string[] = [];
+/**
+ * Reads every MEDIA_* variable; problems go into the shared list, so loadConfig reports them with
+ * all the others before anything starts (exit 78).
+ */
+export function readMediaSettings(env: Env, shared: { dataDir: string; secret: string | null }, problems: string[]): MediaSettings {
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name]?.trim();
     if (!raw) return fallback;
     const value = Number(raw);
-    if (Number.isInteger(value) && value >= min && value <= max) return value;
+    if (/^\d+$/.test(raw) && value >= min && value <= max) return value;
     problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
     return fallback;
   };
-  let publicUrl = env.MEDIA_PUBLIC_URL?.trim().replace(/\/+$/, '') || null;
+  const optional = (name: string): string | null => env[name]?.trim() || null;
+  let publicUrl = optional('MEDIA_PUBLIC_URL')?.replace(/\/+$/, '') ?? null;
   if (publicUrl) {
     try {
       if (!/^https?:$/.test(new URL(publicUrl).protocol)) throw new Error('scheme');
@@ -47,26 +50,25 @@ export function loadMediaSettings(config: Config, env: Env = process.env): Media
       publicUrl = null;
     }
   }
-  if (config.media.passwordHash) {
+  const passwordHash = optional('MEDIA_PASSWORD_HASH');
+  if (passwordHash) {
     try {
-      parsePasswordHash(config.media.passwordHash);
+      parsePasswordHash(passwordHash);
     } catch (err) {
       problems.push((err as Error).message);
     }
   }
-  const settings: MediaSettings = {
-    dir: path.resolve(config.media.dir),
-    dataDir: path.resolve(config.dataDir),
-    password: config.media.password,
-    passwordHash: config.media.passwordHash,
-    tokenTtlSeconds: config.media.tokenTtlSeconds,
-    secret: config.sessionSecret,
+  return {
+    dir: path.resolve(optional('MEDIA_DIR') ?? './media'),
+    dataDir: path.resolve(shared.dataDir),
+    password: optional('MEDIA_PASSWORD'),
+    passwordHash,
+    tokenTtlSeconds: int('MEDIA_TOKEN_TTL_SECONDS', 86_400, 60, 365 * 86_400),
+    secret: shared.secret,
     publicUrl,
     rateLimit: int('MEDIA_RATE_LIMIT', 600, 1, 1_000_000),
     fileRateLimit: int('MEDIA_FILE_RATE_LIMIT', 2400, 1, 1_000_000),
     rescanSeconds: int('MEDIA_RESCAN_SECONDS', 300, 0, 86_400),
     stickySeconds: int('MEDIA_STICKY_SECONDS', 60, 0, 3600),
   };
-  if (problems.length > 0) throw new ConfigError(problems);
-  return settings;
 }

@@ -7,7 +7,7 @@ import { createHttpApp } from '../http/app.ts';
 import { englishErrorEnvelope } from '../http/envelope.ts';
 import type { Service, SharedDeps } from '../service.ts';
 import { PrivateAccess } from './access.ts';
-import { loadMediaSettings, type MediaSettings } from './config.ts';
+import type { MediaSettings } from './config.ts';
 import { createCallCounter, type CallCounter } from './counter.ts';
 import { Library } from './library.ts';
 import { hashedPasswordVerifier, plainPasswordVerifier, type PasswordVerifier } from './password.ts';
@@ -32,7 +32,7 @@ function passwordVerifier(settings: MediaSettings, log: Logger): PasswordVerifie
 
 export async function createMediaService(deps: SharedDeps): Promise<Service> {
   const { log } = deps;
-  const settings = loadMediaSettings(deps.config);
+  const settings = deps.config.media;
   await ensureMediaDir(settings.dir, log);
 
   const verifier = passwordVerifier(settings, log);

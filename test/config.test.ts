@@ -1,0 +1,24 @@
+// One configuration pass: every variable of every service is read and validated before anything
+// starts, so a bad value anywhere stops the process with 78 and starts no browser.
+import test from 'ava';
+import { ConfigError, loadConfig } from '../api/config.ts';
+import { startApp } from './helpers/service.ts';
+
+test('a bad media setting stops the start with 78 before any browser starts', async (t) => {
+  const error = await t.throwsAsync(startApp({ SERVICES: 'skins,media', RENDER_WORKERS: '1', MEDIA_RATE_LIMIT: 'lots', MEDIA_PUBLIC_URL: 'javascript:alert(1)' }));
+  t.regex(error.message, /exited with 78/);
+  t.regex(error.message, /MEDIA_RATE_LIMIT must be an integer/);
+  t.regex(error.message, /MEDIA_PUBLIC_URL must be an absolute http\(s\) URL/);
+  t.notRegex(error.message, /chromium started|render farm/);
+});
+
+test('integers are plain decimal digits: hex, exponents and padding are refused', (t) => {
+  for (const raw of ['0x40', '1e2', '4.0', '--1', 'NaN']) {
+    const error = t.throws(() => loadConfig({ RENDER_WORKERS: raw, MEDIA_RATE_LIMIT: raw }), { instanceOf: ConfigError });
+    t.regex(error.message, /RENDER_WORKERS must be an integer/, raw);
+    t.regex(error.message, /MEDIA_RATE_LIMIT must be an integer/, raw);
+  }
+  const config = loadConfig({ RENDER_WORKERS: ' 3 ', MEDIA_RATE_LIMIT: '42' });
+  t.is(config.render.workers, 3);
+  t.is(config.media.rateLimit, 42);
+});
