@@ -2,11 +2,11 @@
 // each service is, its docs and status pages, and something to try.
 import type { Config, ServiceName } from './config.ts';
 
-/** What to open on each service besides its root. */
+/** What to open on each service besides its root (the skins service documents all three). */
 const PAGES: Record<ServiceName, string[]> = {
   skins: ['/docs', '/status'],
-  media: ['/docs', '/health'],
-  search: ['/docs', '/health'],
+  media: ['/health'],
+  search: ['/health'],
 };
 
 /** The address a browser on this machine reaches a listen address by. */
