@@ -31,7 +31,7 @@ let running: RunningServices | null = null;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, async () => {
     if (stop.signal.aborted) return;
-    stop.abort(new Error(`${signal} during start-up`));
+    stop.abort(new Error(`stopped by ${signal}`));
     log.info('shutting down', { signal, starting: running === null });
     setTimeout(() => {
       log.error('stop took too long; exiting');

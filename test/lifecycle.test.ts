@@ -98,6 +98,8 @@ async function assertNoneLeft(t: ExecutionContext, seen: Iterable<Proc>, mark: s
 }
 
 const isBrowser = (p: Proc) => /chrom/i.test(p.cmd) && !p.cmd.includes('--type=');
+/** A browser's tree has been seen once one of its zygotes has. */
+const zygote = (seen: Proc[]) => seen.some((p) => p.cmd.includes('--type=zygote'));
 
 /**
  * A Chromium that waits for a gate file before it starts (after the first `free` launches), so
@@ -154,56 +156,53 @@ test('SIGKILL of the API process takes every browser process with it', async (t)
   await assertNoneLeft(t, tree, mark);
 });
 
+/**
+ * Starts the service, watching its process tree from its first log line, and sends SIGTERM once
+ * `when` holds after the log line `after`. Answers the exit code (of the stop after `ready`,
+ * should the start win), the log and every descendant seen.
+ */
+async function stopDuringStart(env: Record<string, string>, after: string, when: (seen: Proc[]) => boolean) {
+  let seen: Map<string, Proc> | null = null;
+  const start = startApp(env, {
+    onLog: (entry, child) => {
+      seen ??= watchTree(child.pid!);
+      if (entry.msg === after) void until(() => when([...seen!.values()]), `a state after "${after}"`).then(() => child.kill('SIGTERM'));
+    },
+  });
+  const { code, log } = await start.then(
+    async (app) => ({ code: await app.stop(), log: app.rawLog.join('\n') }),
+    (error: Error) => ({ code: exitCode(error), log: error.message }),
+  );
+  return { code, log, seen: [...seen!.values()] };
+}
+
 test('SIGTERM while a browser is launching stops the start and leaves nothing', async (t) => {
   const mark = randomUUID();
   const chromium = await gatedChromium();
-  let seen = new Map<string, Proc>();
-  const launching = () => [...seen.values()].some((p) => p.cmd.includes(chromium.executable));
-  const start = startApp({ SERVICES: 'skins', RENDER_WORKERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark }, {
-    onLog: (entry, child) => {
-      if (entry.msg !== 'listening') return;
-      seen = watchTree(child.pid!);
-      void until(launching, 'the launch').then(() => child.kill('SIGTERM'));
-    },
-  });
-  const error = await t.throwsAsync(start);
-  t.is(exitCode(error), 0, error?.message);
-  t.regex(error!.message, /stopped during start-up/);
-  await assertNoneLeft(t, seen.values(), mark);
+  const launching = (seen: Proc[]) => seen.some((p) => p.cmd.includes(chromium.executable));
+  const { code, log, seen } = await stopDuringStart({ SERVICES: 'skins', RENDER_WORKERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark }, 'listening', launching);
+  t.is(code, 0, log);
+  t.regex(log, /stopped during start-up/);
+  await assertNoneLeft(t, seen, mark);
 });
 
 test('SIGTERM with one browser up and another launching leaves no browser', async (t) => {
   const mark = randomUUID();
   const chromium = await gatedChromium(1);
-  let seen = new Map<string, Proc>();
-  const start = startApp({ SERVICES: 'skins', RENDER_WORKERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark }, {
-    onLog: (entry, child) => {
-      if (entry.msg === 'listening') seen = watchTree(child.pid!);
-      // Signalled once the free browser is up and seen here: the gated one is still launching.
-      if (entry.msg === 'chromium started') void until(() => chromium.launched() && [...seen.values()].some(isBrowser), 'a browser').then(() => child.kill('SIGTERM'));
-    },
-  });
-  const error = await t.throwsAsync(start);
-  t.is(exitCode(error), 0, error?.message);
-  t.regex(error!.message, /stopped during start-up/);
-  await assertNoneLeft(t, seen.values(), mark);
+  // Once the free browser is up (and its tree seen) the gated one is still launching.
+  const { code, log, seen } = await stopDuringStart({ SERVICES: 'skins', RENDER_WORKERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark }, 'chromium started', (tree) => chromium.launched() && zygote(tree));
+  t.is(code, 0, log);
+  t.regex(log, /stopped during start-up/);
+  await assertNoneLeft(t, seen, mark);
 });
 
 test('SIGTERM while the render pages warm up leaves no browser', async (t) => {
   const mark = randomUUID();
-  let seen: Map<string, Proc> | null = null;
   // One browser, two pages: from its start on, only the pages are left to warm up, which takes
   // far longer than a signal; should the farm still win, the stop after ready is checked alike.
-  const start = startApp({ SERVICES: 'skins', RENDER_WORKERS: '2', RENDER_BROWSERS: '1', SKINFARM_TEST_MARK: mark }, {
-    onLog: (entry, child) => {
-      seen ??= watchTree(child.pid!);
-      // Signalled once the browser's tree (its zygotes at least) has been seen here.
-      if (entry.msg === 'chromium started') void until(() => [...seen!.values()].some((p) => p.cmd.includes('--type=zygote')), 'a browser').then(() => child.kill('SIGTERM'));
-    },
-  });
-  const code = await start.then((app) => app.stop(), (error: Error) => exitCode(error));
-  t.is(code, 0);
-  await assertNoneLeft(t, seen!.values(), mark);
+  const { code, log, seen } = await stopDuringStart({ SERVICES: 'skins', RENDER_WORKERS: '2', RENDER_BROWSERS: '1', SKINFARM_TEST_MARK: mark }, 'chromium started', zygote);
+  t.is(code, 0, log);
+  await assertNoneLeft(t, seen, mark);
 });
 
 test('SIGTERM under load: renders in flight finish, then no browser is left', async (t) => {
