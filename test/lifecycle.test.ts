@@ -4,7 +4,7 @@
 // every process carrying this test's marker in its environment (the browser main process keeps
 // the environment it was started with, so it is found even after it was orphaned).
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -106,8 +106,9 @@ const zygote = (seen: Proc[]) => seen.some((p) => p.cmd.includes('--type=zygote'
  * a test can act while a browser is launching. `launched()` tells that a gated launch waits;
  * `open()` lets it go on.
  */
-async function gatedChromium(free = 0): Promise<{ executable: string; launched: () => boolean; open: () => void; runs: () => number }> {
+async function gatedChromium(t: ExecutionContext, free = 0): Promise<{ executable: string; launched: () => boolean; open: () => void; runs: () => number }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-gated-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const real = (await resolveChromium(null)).executablePath;
   const executable = path.join(dir, 'chromium');
   // mkdir is atomic: of launches made at once, exactly `free` pass without waiting.
@@ -154,6 +155,8 @@ test('SIGKILL of the API process takes every browser process with it', async (t)
 
   app.process.kill('SIGKILL');
   await assertNoneLeft(t, tree, mark);
+  // A killed service cannot delete its browsers' profile folders.
+  for (const p of tree.filter(isBrowser)) rmSync(/--user-data-dir=(\S+)/.exec(p.cmd)![1], { recursive: true, force: true });
 });
 
 /**
@@ -178,7 +181,7 @@ async function stopDuringStart(env: Record<string, string>, after: string, when:
 
 test('SIGTERM while a browser is launching stops the start and leaves nothing', async (t) => {
   const mark = randomUUID();
-  const chromium = await gatedChromium();
+  const chromium = await gatedChromium(t);
   const launching = (seen: Proc[]) => seen.some((p) => p.cmd.includes(chromium.executable));
   const { code, log, seen } = await stopDuringStart({ SERVICES: 'skins', RENDER_WORKERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark }, 'listening', launching);
   t.is(code, 0, log);
@@ -188,7 +191,7 @@ test('SIGTERM while a browser is launching stops the start and leaves nothing', 
 
 test('SIGTERM with one browser up and another launching leaves no browser', async (t) => {
   const mark = randomUUID();
-  const chromium = await gatedChromium(1);
+  const chromium = await gatedChromium(t, 1);
   // Once the free browser is up (and its tree seen) the gated one is still launching.
   const { code, log, seen } = await stopDuringStart({ SERVICES: 'skins', RENDER_WORKERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark }, 'chromium started', (tree) => chromium.launched() && zygote(tree));
   t.is(code, 0, log);
@@ -225,7 +228,7 @@ test('SIGTERM under load: renders in flight finish, then no browser is left', as
 
 test('SIGTERM while a crashed browser is started again leaves no browser', async (t) => {
   const mark = randomUUID();
-  const chromium = await gatedChromium(2);
+  const chromium = await gatedChromium(t, 2);
   const app = await startApp({ SERVICES: 'skins', RENDER_WORKERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark });
   t.teardown(() => app.stop());
   const seen = watchTree(app.process.pid!);
@@ -259,7 +262,7 @@ test('a taken port stops the start before any browser starts', async (t) => {
 });
 
 test('while the render farm starts, the port answers 503 with Retry-After', async (t) => {
-  const chromium = await gatedChromium();
+  const chromium = await gatedChromium(t);
   let early: ReturnType<typeof call> | null = null;
   const start = startApp({ SERVICES: 'skins', RENDER_WORKERS: '1', CHROMIUM_PATH: chromium.executable }, {
     onLog: (entry) => {
