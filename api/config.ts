@@ -1,7 +1,7 @@
 // Configuration: read once from the environment, validated in one pass, one typed object.
 // Every problem is reported together, each naming the variable and what it accepts.
 import os from 'node:os';
-import type { LogLevel } from '../shared/log.ts';
+import { defaultLogFormat, type LogFormat, type LogLevel } from '../shared/log.ts';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
 import { readMediaSettings, type MediaSettings } from './media/config.ts';
 import { parseBudget, type BudgetSpec } from './skins/upstream/budget.ts';
@@ -19,6 +19,8 @@ export interface Config {
   /** False when PUBLIC_URL was derived from SKINS_PORT (then port 0 is resolved after listen). */
   publicUrlExplicit: boolean;
   logLevel: LogLevel;
+  /** `json` lines, or `pretty` for a terminal (the default when stdout is one), with a start-up banner. */
+  logFormat: LogFormat;
   /** One log line per request (turn off for load tests; errors are logged regardless). */
   accessLog: boolean;
   /** Mean event-loop lag (ms) above which requests are shed with 503 (0 = never). */
@@ -199,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: url('PUBLIC_URL', `http://localhost:${ports.skins}`),
     publicUrlExplicit: !!env.PUBLIC_URL?.trim(),
     logLevel: oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
+    logFormat: oneOf('LOG_FORMAT', defaultLogFormat(), ['json', 'pretty'] as const),
     trustProxy: trustProxy(),
     accessLog: bool('ACCESS_LOG', true),
     maxLagMs: int('MAX_EVENT_LOOP_LAG_MS', 250, 0, 60_000),

@@ -1,10 +1,12 @@
 // Entry point of `npm start`: configuration from the environment, then the services.
 import './v8-flags.ts';
-import { createLogger } from '../shared/log.ts';
+import { createLogger, defaultLogFormat } from '../shared/log.ts';
+import { banner } from './banner.ts';
 import { ConfigError, loadConfig } from './config.ts';
-import { startServices } from './server.ts';
+import { startServices, type RunningServices } from './server.ts';
 
-const bootLog = createLogger();
+// Before the configuration is read, LOG_FORMAT is taken as it is when it names a format.
+const bootLog = createLogger('info', {}, undefined, process.env.LOG_FORMAT === 'json' || process.env.LOG_FORMAT === 'pretty' ? process.env.LOG_FORMAT : defaultLogFormat());
 let config;
 try {
   config = loadConfig();
@@ -15,26 +17,42 @@ try {
   }
   throw error;
 }
-const log = createLogger(config.logLevel);
+const log = createLogger(config.logLevel, {}, undefined, config.logFormat);
 if (!config.sessionSecret) log.warn('SESSION_SECRET is not set: sessions are signed with a random key and end at restart');
 
-let running: Awaited<ReturnType<typeof startServices>>;
+/** A stop that takes longer than this (grace for requests, then closing) is cut short. */
+const STOP_DEADLINE_MS = 30_000;
+
+// Signals are handled from the first moment: one during start-up stops it, and the start closes
+// what it had started. Browsers cannot outlive this process anyway (renderer/browser.ts), but a
+// clean stop also removes their profiles and drains requests.
+const stop = new AbortController();
+let running: RunningServices | null = null;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, async () => {
+    if (stop.signal.aborted) return;
+    stop.abort(new Error(`stopped by ${signal}`));
+    log.info('shutting down', { signal, starting: running === null });
+    setTimeout(() => {
+      log.error('stop took too long; exiting');
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
+    if (!running) return;
+    await running.close();
+    process.exit(0);
+  });
+}
+
 try {
-  running = await startServices(config, log);
+  running = await startServices(config, log, stop.signal);
 } catch (error) {
+  if (stop.signal.aborted) {
+    log.info('stopped during start-up');
+    process.exit(0);
+  }
   // e.g. a port in use or a render farm that cannot start: one log line, then the exit code.
   log.error('start-up failed', { err: error });
   process.exit(1);
 }
 log.info('ready', { ports: running.ports });
-
-let stopping = false;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, async () => {
-    if (stopping) return;
-    stopping = true;
-    log.info('shutting down', { signal });
-    await running.close();
-    process.exit(0);
-  });
-}
+if (config.logFormat === 'pretty') process.stdout.write(`${banner(config, running.ports)}\n`);

@@ -1,25 +1,39 @@
 // Starts the configured services, each its own Koa app on its own port, over shared state
-// (cache, rate limits, Redis), and closes them in order.
+// (cache, rate limits, Redis), and closes them in order. Ports are bound first, so a taken port
+// fails before any Chromium starts; until its service is ready a port answers 503 with
+// Retry-After. A failed or interrupted start closes whatever it had started.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RedisClientType } from '@redis/client';
+import { ApiError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
 import { Cache } from './cache.ts';
 import type { Config, ServiceName } from './config.ts';
+import { createHttpApp } from './http/app.ts';
+import { englishErrorEnvelope, errorEnvelope } from './http/envelope.ts';
+import type { ErrorFormatter } from './http/errors.ts';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit.ts';
-import { protectMetrics } from './metrics.ts';
 import { onClientError } from './http/client-error.ts';
+import { protectMetrics } from './metrics.ts';
 import { connectRedis } from './redis.ts';
-import { createMediaService } from './media/service.ts';
-import { createSearchService } from './search/service.ts';
+import { createMediaService, VERSION as MEDIA_VERSION } from './media/service.ts';
+import { formatSearchError } from './search/errors.ts';
+import { createSearchService, VERSION as SEARCH_VERSION } from './search/service.ts';
 import type { Service, SharedDeps } from './service.ts';
-import { createSkinsService } from './skins/service.ts';
+import { createSkinsService, VERSION as SKINS_VERSION } from './skins/service.ts';
 import { createUpstreams } from './skins/upstreams.ts';
 
 const FACTORIES: Record<ServiceName, (deps: SharedDeps) => Promise<Service>> = {
   skins: createSkinsService,
   media: createMediaService,
   search: createSearchService,
+};
+
+/** What a port answers while its service starts: the service's own error format. */
+const STARTING: Record<ServiceName, { version: string; formatError: ErrorFormatter }> = {
+  skins: { version: SKINS_VERSION, formatError: errorEnvelope },
+  media: { version: MEDIA_VERSION, formatError: englishErrorEnvelope },
+  search: { version: SEARCH_VERSION, formatError: formatSearchError },
 };
 
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -36,46 +50,85 @@ function listen(server: http.Server, port: number, host: string): Promise<number
   });
 }
 
-export async function startServices(config: Config, log: Logger): Promise<RunningServices> {
-  protectMetrics(config.metricsToken);
-  const redis: RedisClientType | null = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
-  const cache = new Cache({ maxEntries: config.cache.maxEntries, staleSeconds: config.cache.staleSeconds, ttl: config.cache.ttl, redis, log });
-  const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore(), log);
-  const shared = { config, log, cache, limiter, redis, upstreams: createUpstreams(config, cache, redis, log) };
+/** Stops accepting, lets in-flight requests finish and closes keep-alive connections as they go idle; after the grace period whatever is left is cut. */
+function drain(server: http.Server): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
 
+/** A port's handler: 503 `overloaded` with Retry-After until the service is handed over. */
+function startingApp(name: ServiceName, config: Config, log: Logger) {
+  const { app } = createHttpApp({ service: name, ...STARTING[name], log, trustProxy: config.trustProxy, accessLog: config.accessLog, maxLagMs: 0 });
+  app.use(() => { throw new ApiError('overloaded', { detail: 'starting', retryAfter: 1 }); });
+  return app;
+}
+
+/**
+ * Starts the configured services. When `stop` aborts during start-up, what has started is
+ * closed and the returned promise rejects with the abort reason; any failure does the same.
+ */
+export async function startServices(config: Config, log: Logger, stop?: AbortSignal): Promise<RunningServices> {
+  protectMetrics(config.metricsToken);
   const servers: http.Server[] = [];
   const services: Service[] = [];
-  const ports: Partial<Record<ServiceName, number>> = {};
-  for (const name of config.services) {
-    const serviceLog = log.child({ service: name });
-    const service = await FACTORIES[name]({ ...shared, log: serviceLog });
-    services.push(service);
-    const server = http.createServer(service.app.callback());
-    server.keepAliveTimeout = 65_000;
-    server.on('clientError', onClientError(service.app as never));
-    ports[name] = await listen(server, config.ports[name], config.host);
-    if (name === 'skins' && !config.publicUrlExplicit) config.publicUrl = `http://localhost:${ports[name]}`;
-    servers.push(server);
-    serviceLog.info('listening', { port: ports[name], host: config.host });
-  }
-
-  return {
-    ports,
-    async close() {
-      // Stop accepting, let in-flight requests finish, and close keep-alive connections as
-      // they go idle; after the grace period whatever is left is cut.
-      await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
-        const sweep = setInterval(() => s.closeIdleConnections(), 50);
-        const deadline = setTimeout(() => s.closeAllConnections(), SHUTDOWN_GRACE_MS);
-        s.close(() => {
-          clearInterval(sweep);
-          clearTimeout(deadline);
-          resolve();
-        });
-        s.closeIdleConnections();
-      })));
+  let redis: RedisClientType | null = null;
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      await Promise.all(servers.map(drain));
       await Promise.all(services.map((s) => s.close?.()));
       if (redis?.isOpen) await redis.quit().catch(() => {});
-    },
+    })();
+    return closing;
   };
+  const stopped = () => {
+    if (stop?.aborted) throw stop.reason;
+  };
+
+  try {
+    const ports: Partial<Record<ServiceName, number>> = {};
+    const handlers = new Map<ServiceName, http.RequestListener>();
+    for (const name of config.services) {
+      const starting = startingApp(name, config, log.child({ service: name }));
+      handlers.set(name, starting.callback());
+      const server = http.createServer((req, res) => handlers.get(name)!(req, res));
+      server.keepAliveTimeout = 65_000;
+      // The starting app has the service's name, version and error format: the same raw reply.
+      server.on('clientError', onClientError(starting as never));
+      servers.push(server);
+      ports[name] = await listen(server, config.ports[name], config.host);
+      if (name === 'skins' && !config.publicUrlExplicit) config.publicUrl = `http://localhost:${ports[name]}`;
+      log.child({ service: name }).info('listening', { port: ports[name], host: config.host });
+    }
+    stopped();
+    redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
+    stopped();
+    const cache = new Cache({ maxEntries: config.cache.maxEntries, staleSeconds: config.cache.staleSeconds, ttl: config.cache.ttl, redis, log });
+    const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore(), log);
+    const shared = { config, log, cache, limiter, redis, upstreams: createUpstreams(config, cache, redis, log), stopping: stop };
+
+    // Side by side: a quick service answers while the render farm still starts. Every start
+    // settles before a failure counts, so nothing half-started is left behind.
+    const starts = await Promise.allSettled(config.services.map(async (name) => {
+      const service = await FACTORIES[name]({ ...shared, log: log.child({ service: name }) });
+      services.push(service);
+      if (!stop?.aborted) handlers.set(name, service.app.callback());
+    }));
+    const failed = starts.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    stopped();
+    return { ports, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

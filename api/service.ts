@@ -16,6 +16,8 @@ export interface SharedDeps {
   redis: RedisClientType | null;
   /** Upstream clients and the player lookup, shared by the services of this process. */
   upstreams: Upstreams;
+  /** Aborts when the process is asked to stop while the services start: a long start gives up. */
+  stopping?: AbortSignal;
 }
 
 export interface Service {

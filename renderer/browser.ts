@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type CDPSession } from 'puppeteer-core';
 import type { Logger } from '../shared/log.ts';
 
 export type GpuMode = 'auto' | 'on' | 'off';
@@ -87,36 +87,84 @@ export interface LaunchedBrowser {
 /** Tries this many times before a launch failure counts: a start can die on the way under load. */
 const LAUNCH_ATTEMPTS = 3;
 
-async function startChromium(executablePath: string, gpu: boolean, log: Logger): Promise<{ browser: Browser; userDataDir: string }> {
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((candidate) => existsSync(candidate)) ?? null;
+
+/**
+ * The command that runs Chromium so that it cannot outlive this process, whatever kills it
+ * (SIGKILL, the OOM killer, a crash): util-linux's setpriv sets a parent-death signal (SIGKILL)
+ * and execs Chromium, which keeps that setting and its pid. When the browser process dies, its
+ * zygotes, GPU, network and renderer processes exit within a second (they lose their IPC
+ * channel). The kernel sends the signal when the *thread* that spawned Chromium ends, so the
+ * farm launches from the main thread (docs/renderer.md, "Lifecycle").
+ */
+function boundCommand(executablePath: string, args: string[]): { executablePath: string; args: string[]; bound: boolean } {
+  if (!SETPRIV) return { executablePath, args, bound: false };
+  return { executablePath: SETPRIV, args: ['--pdeathsig', 'KILL', '--', executablePath, ...args], bound: true };
+}
+
+let warnedUnbound = false;
+
+/** Runs `launch` with a signal that follows `stop` only while it runs (puppeteer kills the browser whenever its signal aborts). */
+async function untilStopped<T>(stop: AbortSignal | undefined, launch: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const launching = new AbortController();
+  const follow = () => launching.abort(stop!.reason);
+  stop?.addEventListener('abort', follow, { once: true });
+  try {
+    return await launch(launching.signal);
+  } finally {
+    stop?.removeEventListener('abort', follow);
+  }
+}
+
+async function startChromium(executablePath: string, gpu: boolean, log: Logger, stop?: AbortSignal): Promise<{ browser: Browser; userDataDir: string }> {
   for (let attempt = 1; ; attempt += 1) {
+    stop?.throwIfAborted();
     const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'skinfarm-chromium-'));
+    const command = boundCommand(executablePath, [...chromiumArgs(gpu), `--user-data-dir=${userDataDir}`, '--remote-debugging-port=0', 'about:blank']);
+    if (!command.bound && !warnedUnbound) {
+      warnedUnbound = true;
+      log.warn('setpriv (util-linux) not found: Chromium may outlive this process if it is killed');
+    }
     try {
-      const browser = await puppeteer.launch({
-        executablePath,
+      const browser = await untilStopped(stop, (signal) => puppeteer.launch({
+        executablePath: command.executablePath,
         ignoreDefaultArgs: true,
-        args: [...chromiumArgs(gpu), `--user-data-dir=${userDataDir}`, '--remote-debugging-port=0', 'about:blank'],
+        args: command.args,
         defaultViewport: null,
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
         protocolTimeout: 30_000,
-      });
+        signal,
+      }));
       return { browser, userDataDir };
     } catch (error) {
       await rm(userDataDir, { recursive: true, force: true });
+      stop?.throwIfAborted();
       if (attempt >= LAUNCH_ATTEMPTS) throw error;
       log.warn('chromium did not start; trying again', { attempt, err: (error as Error).message.split('\n')[0] });
     }
   }
 }
 
-export async function launchBrowser(configured: string | null, mode: GpuMode, log: Logger): Promise<LaunchedBrowser> {
+/** Starts a browser; `stop` aborting while it starts kills it and rejects with the abort reason. */
+export async function launchBrowser(configured: string | null, mode: GpuMode, log: Logger, stop?: AbortSignal): Promise<LaunchedBrowser> {
   const resolved = await resolveChromium(configured);
   const gpu = wantsGpu(mode);
-  const { browser, userDataDir } = await startChromium(resolved.executablePath, gpu, log);
-  log.info('chromium started', { executable: resolved.executablePath, origin: resolved.origin, version: await browser.version(), gpu });
-  // A session of its own for liveness probes: Browser.version() answers from a cache.
-  const probe = await browser.target().createCDPSession();
+  const { browser, userDataDir } = await startChromium(resolved.executablePath, gpu, log, stop);
+  const close = async () => {
+    await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
+    await rm(userDataDir, { recursive: true, force: true });
+  };
+  let probe: CDPSession;
+  try {
+    log.info('chromium started', { executable: resolved.executablePath, origin: resolved.origin, version: await browser.version(), gpu, pid: browser.process()?.pid });
+    // A session of its own for liveness probes: Browser.version() answers from a cache.
+    probe = await browser.target().createCDPSession();
+  } catch (error) {
+    await close();
+    throw error;
+  }
   return {
     browser,
     wsEndpoint: browser.wsEndpoint(),
@@ -129,9 +177,6 @@ export async function launchBrowser(configured: string | null, mode: GpuMode, lo
       const answer = probe.send('Browser.getVersion').then(() => true, () => false);
       return Promise.race([answer, late]).finally(() => clearTimeout(timer));
     },
-    async close() {
-      await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
-      await rm(userDataDir, { recursive: true, force: true });
-    },
+    close,
   };
 }

@@ -55,6 +55,8 @@ export class RenderFarm {
   private readonly pages: PageSlot[];
   private readonly browsers: LaunchedBrowser[];
   private relaunching: Promise<void> | null = null;
+  /** Aborts a relaunch in progress when the farm closes (a launch can take long or hang). */
+  private readonly closeSignal = new AbortController();
   private readonly queue: Pending[] = [];
   /** Jobs in batches handed to a page that was still drawing: they wait there, and count as queued. */
   private waitingAtPages = 0;
@@ -84,8 +86,11 @@ export class RenderFarm {
     for (const browser of browsers) this.watch(browser);
   }
 
-  /** Starts the browsers and warms every worker's page, so the first request pays no start-up. */
-  static async create(config: RenderFarmConfig, log: Logger): Promise<RenderFarm> {
+  /**
+   * Starts the browsers and warms every worker's page, so the first request pays no start-up.
+   * When `stop` aborts meanwhile, what was started is closed and this rejects with its reason.
+   */
+  static async create(config: RenderFarmConfig, log: Logger, stop?: AbortSignal): Promise<RenderFarm> {
     const workers = Math.max(1, config.workers);
     const gpu = wantsGpu(config.gpu);
     const full: Required<RenderFarmConfig> = {
@@ -97,12 +102,23 @@ export class RenderFarm {
       batchSize: config.batchSize ?? 8,
       browsers: Math.min(workers, Math.max(1, config.browsers ?? (gpu ? 1 : workers))),
     };
-    const browsers = await Promise.all(Array.from({ length: full.browsers }, () => launchBrowser(full.chromiumPath, full.gpu, log)));
+    // All launches settle before a failure counts, so the browsers that did start are closed.
+    const launches = await Promise.allSettled(Array.from({ length: full.browsers }, () => launchBrowser(full.chromiumPath, full.gpu, log, stop)));
+    const browsers = launches.flatMap((l) => (l.status === 'fulfilled' ? [l.value] : []));
+    const failed = launches.find((l) => l.status === 'rejected');
+    if (failed || stop?.aborted) {
+      await Promise.all(browsers.map((b) => b.close()));
+      throw stop?.aborted ? stop.reason : (failed as PromiseRejectedResult).reason;
+    }
     const farm = new RenderFarm(full, log, browsers);
+    // A stop while the pages warm up closes the farm, which fails the warm-up below.
+    const closeOnStop = () => void farm.close();
+    stop?.addEventListener('abort', closeOnStop, { once: true });
     const warm = async ({ pool }: PageSlot) => {
       try {
         return await pool.run(farm.task([], true));
       } catch (error) {
+        if (farm.closed) throw error;
         log.warn('a render page did not start; trying again', { err: (error as Error).message });
         return pool.run(farm.task([], true));
       }
@@ -116,7 +132,9 @@ export class RenderFarm {
       farm.infoCache = { ...farm.infoCache, browserVersion: await browsers[0].browser.version(), webglRenderer, gpu: onGpu };
     } catch (error) {
       await farm.close();
-      throw error;
+      throw stop?.aborted ? stop.reason : error;
+    } finally {
+      stop?.removeEventListener('abort', closeOnStop);
     }
     log.info('render farm ready', { workers, browsers: full.browsers, webgl: farm.infoCache.webglRenderer, browser: farm.infoCache.browserVersion, gpu: farm.infoCache.gpu });
     return farm;
@@ -225,11 +243,11 @@ export class RenderFarm {
           this.counters.browserRestarts += 1;
           this.log.warn('chromium died; starting a new one', { browser: i });
           await dead.close().catch(() => {});
-          this.browsers[i] = await launchBrowser(this.config.chromiumPath, this.config.gpu, this.log);
+          this.browsers[i] = await launchBrowser(this.config.chromiumPath, this.config.gpu, this.log, this.closeSignal.signal);
           this.watch(this.browsers[i]);
         }
       } catch (error) {
-        this.log.error('chromium restart failed', { err: error });
+        if (!this.closed) this.log.error('chromium restart failed', { err: error });
       } finally {
         this.relaunching = null;
         this.dispatch();
@@ -258,6 +276,7 @@ export class RenderFarm {
     this.closing ??= (async () => {
       this.closed = true;
       for (const pending of this.queue.splice(0)) this.settle(pending, shuttingDown());
+      this.closeSignal.abort(shuttingDown());
       await this.relaunching;
       await Promise.all(this.pages.map((p) => p.pool.destroy()));
       await Promise.all(this.browsers.map((b) => b.close()));

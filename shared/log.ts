@@ -1,6 +1,9 @@
-// Structured JSON-line logs on stdout, one object per event; LOG_LEVEL filters.
+// Structured logs on stdout, one event per line; LOG_LEVEL filters. JSON lines for machines (the
+// default when stdout is not a terminal: tests and tools parse them), or `pretty` for a person at
+// a terminal: time, level, where, message and the fields as key=value.
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFormat = 'json' | 'pretty';
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export interface Logger {
@@ -11,17 +14,40 @@ export interface Logger {
   child(bindings: Record<string, unknown>): Logger;
 }
 
+/** Pretty on a terminal, JSON lines anywhere else. */
+export function defaultLogFormat(): LogFormat {
+  return process.stdout.isTTY ? 'pretty' : 'json';
+}
+
 function serializeError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
   return { name: error.name, message: error.message, stack: error.stack, cause: error.cause ? serializeError(error.cause) : undefined };
 }
 
+/** A field for a person: strings bare unless they need quotes, errors by their message. */
+function prettyValue(value: unknown): string {
+  if (value instanceof Error) return JSON.stringify(`${value.name}: ${value.message}`);
+  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  return JSON.stringify(value) ?? String(value);
+}
+
+function prettyLine(time: Date, level: LogLevel, msg: string, bindings: Record<string, unknown>, fields: Record<string, unknown> = {}): string {
+  const where = Object.values(bindings).join('/');
+  const rest = Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${prettyValue(v)}`);
+  return [time.toTimeString().slice(0, 8), level.toUpperCase().padEnd(5), where ? `${where}:` : '', msg, ...rest].filter(Boolean).join(' ');
+}
+
 export function createLogger(level: LogLevel = 'info', bindings: Record<string, unknown> = {},
-  write: (line: string) => void = (line) => process.stdout.write(line)): Logger {
+  write: (line: string) => void = (line) => process.stdout.write(line), format: LogFormat = 'json'): Logger {
   const min = LEVELS[level];
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[lvl] < min) return;
-    const entry: Record<string, unknown> = { time: new Date().toISOString(), level: lvl, msg, ...bindings };
+    const time = new Date();
+    if (format === 'pretty') {
+      write(`${prettyLine(time, lvl, msg, bindings, fields)}\n`);
+      return;
+    }
+    const entry: Record<string, unknown> = { time: time.toISOString(), level: lvl, msg, ...bindings };
     if (fields) for (const [k, v] of Object.entries(fields)) entry[k] = k === 'err' ? serializeError(v) : v;
     write(`${JSON.stringify(entry)}\n`);
   };
@@ -30,7 +56,7 @@ export function createLogger(level: LogLevel = 'info', bindings: Record<string, 
     info: (msg, fields) => emit('info', msg, fields),
     warn: (msg, fields) => emit('warn', msg, fields),
     error: (msg, fields) => emit('error', msg, fields),
-    child: (more) => createLogger(level, { ...bindings, ...more }, write),
+    child: (more) => createLogger(level, { ...bindings, ...more }, write, format),
   };
 }
 

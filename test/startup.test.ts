@@ -1,9 +1,13 @@
 // Start-up that cannot succeed ends with one log line and a non-zero exit code, not a crash
 // trace on stderr: a bad setting (78, every problem named) or a port already taken (1).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import net from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
 import test from 'ava';
 import { loadConfig } from '../api/config.ts';
-import { startApp } from './helpers/service.ts';
+import { call, ROOT, startApp } from './helpers/service.ts';
 
 test('a bad setting stops the process with code 78, naming the problem', async (t) => {
   const error = await t.throwsAsync(startApp({ SKINS_PORT: 'eighty', RENDER_GPU: 'sometimes' }));
@@ -31,4 +35,29 @@ test('RENDER_BROWSERS: a count, or 0 and unset for one per page in software and 
   t.is(loadConfig({ RENDER_BROWSERS: '0' }).render.browsers, undefined);
   t.is(loadConfig({}).render.browsers, undefined);
   t.throws(() => loadConfig({ RENDER_BROWSERS: '65' }), { message: /RENDER_BROWSERS/ });
+});
+
+test('LOG_FORMAT=pretty: readable lines, then a banner whose addresses answer', async (t) => {
+  const child = spawn(process.execPath, [path.join(ROOT, 'api/main.ts')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HOST: '127.0.0.1', SKINS_PORT: '0', MEDIA_PORT: '0', SEARCH_PORT: '0', RENDER_WORKERS: '0', LOG_FORMAT: 'pretty', DEMO_PLAYER: 'SlimAlex' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.teardown(() => child.kill('SIGKILL'));
+  const lines: string[] = [];
+  // The banner ends with the line about Ctrl-C (a JSON `ready` line would mean no pretty format).
+  for await (const line of readline.createInterface({ input: child.stdout })) {
+    lines.push(line);
+    if (line.includes('Ctrl-C') || line.includes('"msg":"ready"')) break;
+  }
+  const text = lines.join('\n');
+  t.regex(text, /^\d\d:\d\d:\d\d INFO  skins: listening port=\d+ host=127\.0\.0\.1$/m);
+  t.false(lines.some((line) => line.startsWith('{')), 'no JSON lines');
+  const pages = [...text.matchAll(/http:\/\/127\.0\.0\.1:\d+\/(?:docs|status|health)\b/g)].map((m) => m[0]);
+  t.is(pages.length, 4, text);
+  for (const url of pages) t.is((await call(url)).status, 200, url);
+  t.regex(text, /try +http:\/\/127\.0\.0\.1:\d+\/v1\/render\/SlimAlex\/256/);
+  child.kill('SIGTERM');
+  const [code] = await once(child, 'exit');
+  t.is(code, 0);
 });

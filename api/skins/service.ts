@@ -32,7 +32,7 @@ export const VERSION = '1.0.0';
 
 export async function createSkinsService(deps: SharedDeps): Promise<SkinsService> {
   const { render } = deps.config;
-  const farm = render.workers > 0 ? await RenderFarm.create({ ...render }, deps.log.child({ component: 'renderer' })) : null;
+  const farm = render.workers > 0 ? await RenderFarm.create({ ...render }, deps.log.child({ component: 'renderer' }), deps.stopping) : null;
   if (farm) {
     gaugeFrom('skinfarm_render_queue_depth', 'Render jobs waiting for a page', () => farm.stats().queued);
     gaugeFrom('skinfarm_render_running', 'Render batches in progress', () => farm.stats().running);

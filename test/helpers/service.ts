@@ -18,7 +18,13 @@ export interface RunningApp {
   stop(): Promise<number | null>;
 }
 
-export async function startApp(env: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<RunningApp> {
+export interface StartOptions {
+  timeoutMs?: number;
+  /** Sees every log line as it comes, with the process (e.g. to signal it before it is ready). */
+  onLog?: (entry: Record<string, unknown>, child: ChildProcess) => void;
+}
+
+export async function startApp(env: Record<string, string>, options: StartOptions = {}): Promise<RunningApp> {
   const child = spawn(process.execPath, [path.join(ROOT, 'api/main.ts')], {
     cwd: ROOT,
     env: {
@@ -50,6 +56,7 @@ export async function startApp(env: Record<string, string>, options: { timeoutMs
         return;
       }
       logs.push(entry);
+      options.onLog?.(entry, child);
       if (entry.msg === 'listening' && typeof entry.service === 'string') {
         urls[entry.service as keyof RunningApp['urls']] = `http://127.0.0.1:${entry.port}`;
       }
@@ -87,7 +94,8 @@ export async function startApp(env: Record<string, string>, options: { timeoutMs
       });
     },
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
+      // Already ended (also by a signal: then 'exit' has been emitted and would never come again).
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill('SIGTERM');
       const [code] = await once(child, 'exit');
       return code as number | null;
