@@ -31,6 +31,9 @@ export const ERROR_CODES = {
   oauth_state_mismatch: { status: 400, message: '登录请求无效或已过期，请重新登录' },
   oauth_denied: { status: 403, message: '用户拒绝了授权' },
   oauth_failed: { status: 502, message: '外部登录失败' },
+  oauth_issuer_mismatch: { status: 400, message: '授权响应来自未知的签发方（iss 不符）' },
+  cross_site_request: { status: 403, message: '拒绝来自其他站点的账户请求' },
+  unsupported_media_type: { status: 415, message: '请求体必须是 JSON（Content-Type: application/json）' },
   // media service
   category_not_found: { status: 404, message: 'Unknown category' },
   empty_category: { status: 404, message: 'No media in this category matches the filter' },

@@ -73,11 +73,11 @@ test('an expiring token is refreshed; when the provider no longer knows it the u
   t.like(((await (await browser.go(`${h.base}/v1/me`)).json()) as { data: object }).data, { logged_in: false });
 });
 
-test('behind https (PUBLIC_URL) the session cookie is Secure', async (t) => {
+test('behind https (PUBLIC_URL) the login cookie is Secure', async (t) => {
   const h = await startSkins({ ...oauthEnv, PUBLIC_URL: 'https://skins.example.org' }, fakeOauth());
   t.teardown(() => h.stop());
   const r = await fetch(`${h.base}/oauth/external`, { redirect: 'manual' });
-  const cookie = r.headers.getSetCookie().find((c) => c.startsWith('skinfarm.sid='))!;
+  const cookie = r.headers.getSetCookie().find((c) => c.startsWith('skinfarm.login='))!;
   t.regex(cookie, /;\s*secure/i);
   t.regex(cookie, /httponly/i);
 });

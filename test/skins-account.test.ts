@@ -46,7 +46,7 @@ async function login(browser: Browser) {
   return { start, provider, done };
 }
 
-test('the authorize redirect asks for the real scopes with a state and no-store', async (t) => {
+test('the authorize redirect asks for the real scopes with a state, PKCE S256 and no-store, and stores no session', async (t) => {
   const browser = new Browser();
   const r = await browser.go(`${h.base}/oauth/external`);
   t.is(r.status, 302);
@@ -58,20 +58,27 @@ test('the authorize redirect asks for the real scopes with a state and no-store'
   t.is(url.searchParams.get('redirect_uri'), 'http://127.0.0.1:1/oauth/external/callback');
   t.deepEqual(url.searchParams.get('scope')!.split(' ').sort(), ['Player.Read', 'PremiumVerification.Read', 'User.Read', 'Yggdrasil.MinecraftToken.Create']);
   t.true(url.searchParams.get('state')!.length >= 32);
-  const cookie = browser.setCookies.find((c) => c.startsWith('skinfarm.sid='))!;
+  t.is(url.searchParams.get('code_challenge_method'), 'S256');
+  t.regex(url.searchParams.get('code_challenge')!, /^[A-Za-z0-9_-]{43}$/);
+  t.false(browser.setCookies.some((c) => c.startsWith('skinfarm.sid=')), 'no session for an anonymous visitor');
+  const cookie = browser.setCookies.find((c) => c.startsWith('skinfarm.login='))!;
   t.truthy(cookie);
   t.regex(cookie, /httponly/i);
   t.regex(cookie, /samesite=lax/i);
+  t.regex(cookie, /path=\/oauth\/external/i);
   t.notRegex(cookie, /secure/i, 'not Secure on a plain-http PUBLIC_URL');
+  t.false(cookie.includes(url.searchParams.get('state')!), 'the cookie is not the bare state');
 });
 
 test('full login, account endpoints, game token that is never logged, logout', async (t) => {
   const browser = new Browser();
-  const { start, done } = await login(browser);
+  const planted = 'planted-before-login';
+  browser.cookies.set('skinfarm.sid', planted);
+  const { done } = await login(browser);
   t.is(done.status, 302);
   t.is(done.location, '/');
-  const before = start.headers.getSetCookie().find((c) => c.startsWith('skinfarm.sid='))!.split(';')[0];
-  t.not(`skinfarm.sid=${browser.cookies.get('skinfarm.sid')}`, before, 'session id rotated at login');
+  t.not(browser.cookies.get('skinfarm.sid'), planted, 'a new session id at login');
+  t.false(browser.cookies.has('skinfarm.login'), 'the pending login is used up');
 
   const me = await browser.go(`${h.base}/v1/me`);
   t.like(me.json.data, { logged_in: true, user: { id: 1, name: 'demo' } });
@@ -110,7 +117,7 @@ test('full login, account endpoints, game token that is never logged, logout', a
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uuid: '0123456789abcdef0123456789abcdef' }),
   });
   t.is(other.status, 403, 'a profile of someone else');
-  t.is((await browser.go(`${h.base}/v1/me/token`, { method: 'POST', body: '{"uuid":"xyz"}' })).json.code, 'invalid_uuid');
+  t.is((await browser.go(`${h.base}/v1/me/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"uuid":"xyz"}' })).json.code, 'invalid_uuid');
 
   const out = await browser.go(`${h.base}/oauth/logout`);
   t.is(out.status, 302);
@@ -124,7 +131,7 @@ test('anonymous account calls', async (t) => {
   t.deepEqual(me.json.data, { logged_in: false });
   const profiles = await h.get('/v1/me/profiles');
   t.deepEqual(profiles.json.data, { logged_in: false, profiles: [] });
-  for (const [path, init] of [['/v1/me/verification', {}], ['/v1/me/premium', {}], ['/v1/me/token', { method: 'POST', body: '{"uuid":"0123456789abcdef0123456789abcdef"}' }]] as const) {
+  for (const [path, init] of [['/v1/me/verification', {}], ['/v1/me/premium', {}], ['/v1/me/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"uuid":"0123456789abcdef0123456789abcdef"}' }]] as const) {
     const r = await h.get(path, init);
     t.is(r.status, 401, path);
     t.is(r.json.code, 'not_logged_in', path);
