@@ -1,5 +1,6 @@
 // OAuth login against the fake provider, the account endpoints, and what must never leak.
 import test from 'ava';
+import { CookieJar } from './helpers/cookie-jar.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 
 const OAUTH = { clientId: 'skinfarm-test', clientSecret: 'test-secret-value', autoApprove: true };
@@ -16,38 +17,8 @@ test.after.always(async () => {
   await h?.stop();
 });
 
-/** A browser-like cookie jar over fetch, following nothing by itself. */
-class Browser {
-  cookies = new Map<string, string>();
-  setCookies: string[] = [];
-  async go(url: string, init: RequestInit = {}) {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      this.setCookies.push(line);
-      const [pair] = line.split(';');
-      const [name, value] = pair.split('=');
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    const text = await response.text();
-    const json = (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : undefined;
-    return { status: response.status, headers: response.headers, text, json, location: response.headers.get('location') };
-  }
-}
-
-/** The whole login: our /oauth/external, the provider (auto-approving), our callback. */
-async function login(browser: Browser) {
-  const start = await browser.go(`${h.base}/oauth/external`);
-  const provider = await browser.go(start.location!);
-  const callback = new URL(provider.location!);
-  const done = await browser.go(`${h.base}/oauth/external/callback${callback.search}`);
-  return { start, provider, done };
-}
-
 test('the authorize redirect asks for the real scopes with a state, PKCE S256 and no-store, and stores no session', async (t) => {
-  const browser = new Browser();
+  const browser = new CookieJar();
   const r = await browser.go(`${h.base}/oauth/external`);
   t.is(r.status, 302);
   t.is(r.headers.get('cache-control'), 'no-store');
@@ -71,10 +42,10 @@ test('the authorize redirect asks for the real scopes with a state, PKCE S256 an
 });
 
 test('full login, account endpoints, game token that is never logged, logout', async (t) => {
-  const browser = new Browser();
+  const browser = new CookieJar();
   const planted = 'planted-before-login';
   browser.cookies.set('skinfarm.sid', planted);
-  const { done } = await login(browser);
+  const done = await browser.login(h.base);
   t.is(done.status, 302);
   t.is(done.location, '/');
   t.not(browser.cookies.get('skinfarm.sid'), planted, 'a new session id at login');
@@ -139,12 +110,12 @@ test('anonymous account calls', async (t) => {
 });
 
 test('a forged state never logs in: JSON for clients, HTML for browsers', async (t) => {
-  const browser = new Browser();
+  const browser = new CookieJar();
   await browser.go(`${h.base}/oauth/external`);
   const json = await browser.go(`${h.base}/oauth/external/callback?code=abc&state=forged`, { headers: { accept: 'application/json' } });
   t.is(json.status, 400);
   t.is(json.json.code, 'oauth_state_mismatch');
-  const html = await new Browser().go(`${h.base}/oauth/external/callback?code=abc&state=forged`, { headers: { accept: 'text/html' } });
+  const html = await new CookieJar().go(`${h.base}/oauth/external/callback?code=abc&state=forged`, { headers: { accept: 'text/html' } });
   t.is(html.status, 400);
   t.regex(html.headers.get('content-type')!, /html/);
   t.regex(html.text, /登录失败/);
@@ -152,7 +123,7 @@ test('a forged state never logs in: JSON for clients, HTML for browsers', async 
 });
 
 test('a provider denial never logs in', async (t) => {
-  const browser = new Browser();
+  const browser = new CookieJar();
   const start = await browser.go(`${h.base}/oauth/external`);
   const state = new URL(start.location!).searchParams.get('state')!;
   const r = await browser.go(`${h.base}/oauth/external/callback?error=access_denied&state=${state}`, { headers: { accept: 'application/json' } });
@@ -162,7 +133,7 @@ test('a provider denial never logs in', async (t) => {
 });
 
 test('a bad code is a failed exchange, not a login', async (t) => {
-  const browser = new Browser();
+  const browser = new CookieJar();
   const start = await browser.go(`${h.base}/oauth/external`);
   const state = new URL(start.location!).searchParams.get('state')!;
   const r = await browser.go(`${h.base}/oauth/external/callback?code=not-a-real-code&state=${state}`, { headers: { accept: 'application/json' } });

@@ -19,6 +19,8 @@ export interface OAuthOptions {
   autoApprove?: boolean;
   /** Access-token lifetime; 0 makes every token expired on arrival. */
   tokenTtlSeconds?: number;
+  /** Refresh tokens are not rotated: a refresh answer has no refresh_token and the old one lives on. */
+  keepRefreshTokens?: boolean;
 }
 
 export const DEFAULT_OAUTH: OAuthOptions = {
@@ -105,22 +107,31 @@ export class OAuthProvider {
     return { uid: entry.uid, scopes: entry.scopes };
   }
 
-  /** Uses a refresh token up, revoking it and its access token at once. */
+  /** Uses a refresh token up (unless refresh tokens are kept), revoking its access token at once. */
   redeemRefresh(token: string): Grant | undefined {
     const entry = this.refresh.get(token);
     if (!entry) return undefined;
-    this.refresh.delete(token);
+    if (!this.options.keepRefreshTokens) this.refresh.delete(token);
     this.access.delete(entry.pair);
     return entry.expiresAt > Date.now() ? { uid: entry.uid, scopes: entry.scopes } : undefined;
   }
 
-  issueTokens(grant: Grant) {
+  /** A new pair; with `kept` (a refresh token that lives on) only a new access token. */
+  issueTokens(grant: Grant, kept?: string) {
     const ttl = this.options.tokenTtlSeconds ?? DEFAULT_TTL_SECONDS;
     const accessToken = secret();
-    const refreshToken = secret();
+    const refreshToken = kept ?? secret();
     this.access.set(accessToken, { ...grant, expiresAt: Date.now() + ttl * 1000, pair: refreshToken });
+    if (kept) {
+      this.refresh.get(kept)!.pair = accessToken;
+      return { token_type: 'Bearer', expires_in: ttl, access_token: accessToken };
+    }
     this.refresh.set(refreshToken, { ...grant, expiresAt: Date.now() + REFRESH_TTL_MS, pair: accessToken });
     return { token_type: 'Bearer', expires_in: ttl, access_token: accessToken, refresh_token: refreshToken };
+  }
+
+  get keepsRefreshTokens(): boolean {
+    return this.options.keepRefreshTokens ?? false;
   }
 
   /** The grant behind a live access token. */
@@ -207,7 +218,8 @@ function token(ctx: FakeContext): void {
   if (missing) return oauthError(ctx, 'invalid_request', `Check the \`${missing}\` parameter`);
   const grant = f.grant_type === 'authorization_code' ? oauth.redeemCode(f.code, f.redirect_uri, f.code_verifier) : oauth.redeemRefresh(f.refresh_token);
   if (!grant) return oauthError(ctx, 'invalid_grant', 'The provided authorization grant or refresh token is invalid, expired or revoked.');
-  sendJson(ctx.res, 200, oauth.issueTokens(grant));
+  const kept = f.grant_type === 'refresh_token' && oauth.keepsRefreshTokens ? f.refresh_token : undefined;
+  sendJson(ctx.res, 200, oauth.issueTokens(grant, kept));
 }
 
 /**

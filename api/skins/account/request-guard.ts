@@ -12,7 +12,8 @@ export function assertSameOrigin(ctx: Context, publicOrigin: string): void {
     throw new ApiError('cross_site_request', { detail: 'Sec-Fetch-Site' });
   }
   const origin = ctx.get('Origin');
-  if (origin && origin !== publicOrigin && origin !== ctx.origin) {
+  // Koa 3's ctx.origin is the Origin header itself; this is the address the request came to.
+  if (origin && origin !== publicOrigin && origin !== `${ctx.protocol}://${ctx.host}`) {
     throw new ApiError('cross_site_request', { detail: 'Origin' });
   }
 }
