@@ -30,13 +30,14 @@ export class CookieJar {
     return { status: response.status, headers: response.headers, text, json, location: response.headers.get('location') };
   }
 
-  /** Follows redirects (relative ones against the last address) until a non-redirect or `stop` says so. */
-  async follow(url: string, stop: (url: URL) => boolean = () => false): Promise<{ url: URL; response: JarResponse }> {
+  /** Follows redirects (relative ones against the last address) up to the first address `stop` picks, unfetched. */
+  async follow(url: string, stop: (url: URL) => boolean): Promise<URL> {
     let current = new URL(url);
     for (let hops = 0; hops < 20; hops++) {
-      const response = await this.go(current.href);
-      if (!response.location || stop(current)) return { url: current, response };
-      current = new URL(response.location, current);
+      if (stop(current)) return current;
+      const { location, status } = await this.go(current.href);
+      if (!location) throw new Error(`${current} answered ${status} without reaching the expected address`);
+      current = new URL(location, current);
     }
     throw new Error(`too many redirects from ${url}`);
   }
