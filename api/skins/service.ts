@@ -101,7 +101,7 @@ export class SkinsService implements Service {
     mount(imageRouter(this, image));
     const store = deps.redis ? new RedisSessionStore(deps.redis, log) : new MemorySessionStore();
     const sessions = new Sessions(this.app, store, { secret: config.sessionSecret, secure });
-    mount(accountRouter(this, { account, sessions, pending: new PendingLogins({ secure }), issuer: config.oauth.issuer }, normal));
+    mount(accountRouter(this, { account, sessions, pending: new PendingLogins({ secure }), issuer: config.oauth.issuer, lock: new RenderLock(deps.redis) }, normal));
     mount(pagesRouter(this, account !== null, sessions, normal));
     mount(docsRouter(config));
   }

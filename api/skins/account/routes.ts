@@ -4,6 +4,7 @@ import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../../shared/errors.ts';
 import { readJson, queryParam } from '../../http/body.ts';
 import { ok } from '../../http/envelope.ts';
+import type { RenderLock } from '../render-lock.ts';
 import type { SkinsService } from '../service.ts';
 import { isoWithOffset } from '../records.ts';
 import { parseUuid } from '../validate.ts';
@@ -31,12 +32,12 @@ function providerError(error: string): ApiError {
     : new ApiError('oauth_failed', { detail: oauthErrorCode(error) });
 }
 
-export interface AccountDeps { account: ExternalAccount | null; sessions: Sessions; pending: PendingLogins; issuer: string }
+export interface AccountDeps { account: ExternalAccount | null; sessions: Sessions; pending: PendingLogins; issuer: string; lock: RenderLock }
 
 export function accountRouter(service: SkinsService, deps: AccountDeps, limit: Middleware): Router {
   const router = new Router();
   const { account, sessions, pending } = deps;
-  const refresher = new TokenRefresher(sessions);
+  const refresher = new TokenRefresher(sessions, deps.lock);
   const publicOrigin = new URL(service.config.publicUrl).origin;
   const stateChanging = jsonFromSameOrigin(service.config.publicUrl);
 

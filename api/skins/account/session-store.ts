@@ -19,7 +19,8 @@ export interface SessionStore {
   delete(id: string): Promise<void>;
 }
 
-const keyOf = (id: string) => createHash('sha256').update(id).digest('base64url');
+/** The store key of a session id. */
+export const keyOf = (id: string) => createHash('sha256').update(id).digest('base64url');
 
 /** Only logins create sessions (each one a round trip through the provider); the bound is a backstop. */
 const MEMORY_MAX_SESSIONS = 100_000;

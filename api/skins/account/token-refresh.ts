@@ -2,8 +2,12 @@
 // pair at once; oidc-provider revokes the whole grant when a spent one comes again), so requests
 // that find the token expired together share one refresh, and a request that loaded the session
 // before another one refreshed it takes the stored tokens instead of spending the old ones.
+// Within an instance a promise per session is shared; across instances (Redis) a short lock
+// lets one refresh while the others wait for the tokens it stores.
+import type { RenderLock } from '../render-lock.ts';
 import { TokenRejected, type ExternalAccount, type TokenSet } from './external-account.ts';
 import type { Session, Sessions } from './session.ts';
+import { keyOf } from './session-store.ts';
 
 /** Tokens this close to their end are refreshed before use. */
 const MARGIN_MS = 30_000;
@@ -14,10 +18,12 @@ export function expiring(auth: TokenSet): boolean {
 
 export class TokenRefresher {
   private readonly sessions: Sessions;
+  private readonly lock: RenderLock;
   private readonly inFlight = new Map<string, Promise<TokenSet>>();
 
-  constructor(sessions: Sessions) {
+  constructor(sessions: Sessions, lock: RenderLock) {
     this.sessions = sessions;
+    this.lock = lock;
   }
 
   /** Live tokens for the session (saved before they are returned); TokenRejected or oauth_failed when there are none. */
@@ -34,16 +40,22 @@ export class TokenRefresher {
     const stored = await this.sessions.store.get(session.id) as Session['data'] | undefined;
     if (!stored) throw new TokenRejected('session ended');
     if (stored.auth.accessToken !== session.data.auth.accessToken && !expiring(stored.auth)) return stored.auth;
-    let auth: TokenSet;
-    try {
-      auth = await api.refresh(stored.auth);
-    } catch (error) {
-      // Another instance may have refreshed in the meantime: its tokens are the live ones.
+    // Tokens another instance stored since `stored` was read.
+    const newer = async () => {
       const now = await this.sessions.store.get(session.id);
-      if (now && now.auth.refreshToken !== stored.auth.refreshToken) return now.auth;
-      throw error;
-    }
-    await this.sessions.save({ id: session.id, data: { ...stored, auth } });
-    return auth;
+      return now && now.auth.refreshToken !== stored.auth.refreshToken ? now.auth : undefined;
+    };
+    return this.lock.once(`session-refresh:${keyOf(session.id)}`, async () => {
+      let auth: TokenSet;
+      try {
+        auth = await api.refresh(stored.auth);
+      } catch (error) {
+        const other = await newer();
+        if (other) return other;
+        throw error;
+      }
+      await this.sessions.save({ id: session.id, data: { ...stored, auth } });
+      return auth;
+    }, newer);
   }
 }
