@@ -125,3 +125,28 @@ test('a refresh answer without a refresh token keeps the one the session has', a
   }
   t.true(kept.fake.requests().filter((r) => (r.body ?? '').includes('grant_type=refresh_token')).length >= 3);
 });
+
+test('hostile callbacks: a crafted login cookie, markup in the provider error, repeated parameters', async (t) => {
+  // A login cookie written by the attacker (not signed by us) holds no usable state.
+  const crafted = new CookieJar();
+  const value = Buffer.from(JSON.stringify([{ state: 'attacker-state', verifier: 'v'.repeat(43), at: Date.now() }])).toString('base64url');
+  crafted.cookies.set('skinfarm.login', value);
+  const forged = await crafted.go(`${h.base}/oauth/external/callback?state=attacker-state&code=abc`, { headers: { accept: 'application/json' } });
+  t.is(forged.status, 400);
+  t.is(forged.json.code, 'oauth_state_mismatch');
+
+  const browser = new CookieJar();
+  const start = await browser.go(`${h.base}/oauth/external`);
+  const state = new URL(start.location!).searchParams.get('state')!;
+  const markup = encodeURIComponent('<script>alert(1)</script>');
+  const page = await browser.go(`${h.base}/oauth/external/callback?state=${state}&error=${markup}`, { headers: { accept: 'text/html' } });
+  t.is(page.status, 502);
+  t.regex(page.headers.get('content-type')!, /html/);
+  t.false(page.text.includes('<script>alert'), 'the provider\'s text is escaped');
+
+  const again = await browser.go(`${h.base}/oauth/external`);
+  const second = new URL(again.location!).searchParams.get('state')!;
+  const doubled = await browser.go(`${h.base}/oauth/external/callback?state=${second}&state=x&iss=a&iss=b`, { headers: { accept: 'application/json' } });
+  t.is(doubled.status, 400);
+  t.is(doubled.json.code, 'oauth_issuer_mismatch');
+});
