@@ -3,7 +3,7 @@
 import test from 'ava';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
 import { CookieJar } from './helpers/cookie-jar.ts';
-import { startOAuthServer, type OAuthServer } from './helpers/oauth-server.ts';
+import { answerConsent, startOAuthServer, type OAuthServer } from './helpers/oauth-server.ts';
 import { redisUnavailableReason, startRedis, type TestRedis } from './helpers/redis.ts';
 import { startApp, type RunningApp } from './helpers/service.ts';
 
@@ -42,9 +42,7 @@ test.after.always(async () => {
 maybe('parallel calls after expiry on two instances never offer a spent refresh token; the user stays logged in', async (t) => {
   const browser = new CookieJar();
   const start = await browser.go(`${a.urls.skins}/oauth/external`);
-  const consent = await browser.follow(start.location!, (u) => u.pathname.startsWith('/interaction/'));
-  const answered = await browser.go(consent.href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'decision=approve&account=3' });
-  const callback = await browser.follow(new URL(answered.location!, consent).href, (u) => u.pathname === '/oauth/external/callback');
+  const { callback } = await answerConsent(browser, start.location!, 'approve', 3);
   t.is((await browser.go(`${a.urls.skins}/oauth/external/callback${callback.search}`)).status, 302);
 
   for (let round = 0; round < 3; round++) {

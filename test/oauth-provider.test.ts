@@ -2,7 +2,7 @@
 // client authentication only, rotating refresh tokens, a user API that answers per RFC 6750.
 import test from 'ava';
 import { CookieJar, type JarResponse } from './helpers/cookie-jar.ts';
-import { startOAuthServer, type OAuthServer } from './helpers/oauth-server.ts';
+import { answerConsent, startOAuthServer, type OAuthServer } from './helpers/oauth-server.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 
 const CLIENT = { clientId: 'skinfarm-real', clientSecret: 'real-secret-0123456789' };
@@ -18,21 +18,13 @@ function skinsFor(server: OAuthServer, env: Record<string, string> = {}): Promis
   });
 }
 
-/** The login a user makes: our redirect, the server's consent answered, the server's redirect, our callback. */
+/** The login a user makes: our redirect, the server's consent answered, our callback. */
 async function login(browser: CookieJar, h: SkinsHarness, server: OAuthServer, decision: 'approve' | 'deny' = 'approve'): Promise<{ callback: URL; done: JarResponse }> {
   const start = await browser.go(`${h.base}/oauth/external`);
-  const consent = await browser.follow(start.location!, (u) => u.pathname.startsWith('/interaction/'));
-  check(consent.origin === server.url, `the consent is at the server (${consent})`);
-  const asked = await browser.go(consent.href);
-  check(asked.json?.prompt === 'login', 'the server asks who the user is');
-  const answered = await browser.go(consent.href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `decision=${decision}&account=7` });
-  const callback = await browser.follow(new URL(answered.location!, consent).href, (u) => u.pathname === '/oauth/external/callback');
+  const { consent, prompt, callback } = await answerConsent(browser, start.location!, decision);
+  if (consent.origin !== server.url || prompt !== 'login') throw new Error(`the server did not ask who the user is (${consent})`);
   const done = await browser.go(`${h.base}/oauth/external/callback${callback.search}`, { headers: { accept: 'application/json' } });
   return { callback, done };
-}
-
-function check(condition: boolean, message: string): void {
-  if (!condition) throw new Error(message);
 }
 
 let server: OAuthServer;

@@ -8,6 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+import type { CookieJar } from './cookie-jar.ts';
 
 export const SERVER_SCOPES = ['User.Read', 'Player.Read', 'PremiumVerification.Read', 'Yggdrasil.MinecraftToken.Create'];
 
@@ -138,4 +139,17 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
       server.close(() => resolve());
     }),
   };
+}
+
+/**
+ * A user at the server: from the authorization address to the consent, which is answered, and
+ * on to the address the server sends the browser back to (not fetched). `prompt` is what the
+ * consent asked first.
+ */
+export async function answerConsent(browser: CookieJar, authorizeUrl: string, decision: 'approve' | 'deny', account = 7): Promise<{ consent: URL; prompt: string; callback: URL }> {
+  const consent = await browser.follow(authorizeUrl, (u) => u.pathname.startsWith('/interaction/'));
+  const asked = await browser.go(consent.href);
+  const answered = await browser.go(consent.href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `decision=${decision}&account=${account}` });
+  const callback = await browser.follow(new URL(answered.location!, consent).href, (u) => u.pathname === '/oauth/external/callback');
+  return { consent, prompt: asked.json?.prompt, callback };
 }
