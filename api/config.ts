@@ -33,7 +33,13 @@ export interface Config {
   textureHosts: string[] | null;
   upstream: { timeoutMs: number; retries: number; textureMaxBytes: number; budgets: Record<string, BudgetSpec>; nameBatchMs: number; errorTtlMs: number };
   cache: { maxEntries: number; staleSeconds: number; ttl: CacheTtls };
-  oauth: { clientId: string | null; clientSecret: string | null; redirectUrl: string | null; scopes: string[] };
+  oauth: {
+    clientId: string | null; clientSecret: string | null; redirectUrl: string | null; scopes: string[];
+    /** How the client authenticates at the token endpoint (RFC 6749 2.3.1). */
+    clientAuth: 'client_secret_basic' | 'client_secret_post';
+    /** Expected `iss` of authorization responses (RFC 9207). */
+    issuer: string;
+  };
   sessionSecret: string | null;
   /** Bearer token required by /metrics when set. */
   metricsToken: string | null;
@@ -237,6 +243,8 @@ export function loadConfig(env: Env = process.env): Config {
       redirectUrl: optional('OAUTH_REDIRECT_URL'),
       // Space or comma separated, as OAuth writes scopes.
       scopes: env.OAUTH_SCOPES?.trim() ? env.OAUTH_SCOPES.trim().split(/[\s,]+/) : ['User.Read', 'Player.Read', 'PremiumVerification.Read', 'Yggdrasil.MinecraftToken.Create'],
+      clientAuth: oneOf('OAUTH_CLIENT_AUTH', 'client_secret_basic', ['client_secret_basic', 'client_secret_post'] as const),
+      issuer: url('OAUTH_ISSUER', externalUrl),
     },
     sessionSecret,
     metricsToken: optional('METRICS_TOKEN'),

@@ -32,6 +32,9 @@ export const ERROR_CODES = {
   oauth_state_mismatch: { status: 400, message: '登录请求无效或已过期，请重新登录', en: 'The login request is invalid or has expired; log in again' },
   oauth_denied: { status: 403, message: '用户拒绝了授权', en: 'The user denied the authorisation' },
   oauth_failed: { status: 502, message: '外部登录失败', en: 'The external login failed' },
+  oauth_issuer_mismatch: { status: 400, message: '授权响应来自未知的签发方（iss 不符）', en: 'The authorization response names an unknown issuer (iss)' },
+  cross_site_request: { status: 403, message: '拒绝来自其他站点的账户请求', en: 'Account requests from another site are refused' },
+  unsupported_media_type: { status: 415, message: '请求体必须是 JSON（Content-Type: application/json）', en: 'The body must be JSON (Content-Type: application/json)' },
   // media service
   category_not_found: { status: 404, message: '未知的分类', en: 'Unknown category' },
   empty_category: { status: 404, message: '该分类中没有符合条件的媒体', en: 'No media in this category matches the filter' },

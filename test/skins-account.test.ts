@@ -1,5 +1,6 @@
 // OAuth login against the fake provider, the account endpoints, and what must never leak.
 import test from 'ava';
+import { CookieJar } from './helpers/cookie-jar.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 
 const OAUTH = { clientId: 'skinfarm-test', clientSecret: 'test-secret-value', autoApprove: true };
@@ -16,38 +17,8 @@ test.after.always(async () => {
   await h?.stop();
 });
 
-/** A browser-like cookie jar over fetch, following nothing by itself. */
-class Browser {
-  cookies = new Map<string, string>();
-  setCookies: string[] = [];
-  async go(url: string, init: RequestInit = {}) {
-    const headers = new Headers(init.headers);
-    if (this.cookies.size) headers.set('cookie', [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
-    for (const line of response.headers.getSetCookie()) {
-      this.setCookies.push(line);
-      const [pair] = line.split(';');
-      const [name, value] = pair.split('=');
-      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    const text = await response.text();
-    const json = (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : undefined;
-    return { status: response.status, headers: response.headers, text, json, location: response.headers.get('location') };
-  }
-}
-
-/** The whole login: our /oauth/external, the provider (auto-approving), our callback. */
-async function login(browser: Browser) {
-  const start = await browser.go(`${h.base}/oauth/external`);
-  const provider = await browser.go(start.location!);
-  const callback = new URL(provider.location!);
-  const done = await browser.go(`${h.base}/oauth/external/callback${callback.search}`);
-  return { start, provider, done };
-}
-
-test('the authorize redirect asks for the real scopes with a state and no-store', async (t) => {
-  const browser = new Browser();
+test('the authorize redirect asks for the real scopes with a state, PKCE S256 and no-store, and stores no session', async (t) => {
+  const browser = new CookieJar();
   const r = await browser.go(`${h.base}/oauth/external`);
   t.is(r.status, 302);
   t.is(r.headers.get('cache-control'), 'no-store');
@@ -58,20 +29,27 @@ test('the authorize redirect asks for the real scopes with a state and no-store'
   t.is(url.searchParams.get('redirect_uri'), 'http://127.0.0.1:1/oauth/external/callback');
   t.deepEqual(url.searchParams.get('scope')!.split(' ').sort(), ['Player.Read', 'PremiumVerification.Read', 'User.Read', 'Yggdrasil.MinecraftToken.Create']);
   t.true(url.searchParams.get('state')!.length >= 32);
-  const cookie = browser.setCookies.find((c) => c.startsWith('skinfarm.sid='))!;
+  t.is(url.searchParams.get('code_challenge_method'), 'S256');
+  t.regex(url.searchParams.get('code_challenge')!, /^[A-Za-z0-9_-]{43}$/);
+  t.false(browser.setCookies.some((c) => c.startsWith('skinfarm.sid=')), 'no session for an anonymous visitor');
+  const cookie = browser.setCookies.find((c) => c.startsWith('skinfarm.login='))!;
   t.truthy(cookie);
   t.regex(cookie, /httponly/i);
   t.regex(cookie, /samesite=lax/i);
+  t.regex(cookie, /path=\/oauth\/external/i);
   t.notRegex(cookie, /secure/i, 'not Secure on a plain-http PUBLIC_URL');
+  t.false(cookie.includes(url.searchParams.get('state')!), 'the cookie is not the bare state');
 });
 
 test('full login, account endpoints, game token that is never logged, logout', async (t) => {
-  const browser = new Browser();
-  const { start, done } = await login(browser);
+  const browser = new CookieJar();
+  const planted = 'planted-before-login';
+  browser.cookies.set('skinfarm.sid', planted);
+  const done = await browser.login(h.base);
   t.is(done.status, 302);
   t.is(done.location, '/');
-  const before = start.headers.getSetCookie().find((c) => c.startsWith('skinfarm.sid='))!.split(';')[0];
-  t.not(`skinfarm.sid=${browser.cookies.get('skinfarm.sid')}`, before, 'session id rotated at login');
+  t.not(browser.cookies.get('skinfarm.sid'), planted, 'a new session id at login');
+  t.false(browser.cookies.has('skinfarm.login'), 'the pending login is used up');
 
   const me = await browser.go(`${h.base}/v1/me`);
   t.like(me.json.data, { logged_in: true, user: { id: 1, name: 'demo' } });
@@ -110,7 +88,7 @@ test('full login, account endpoints, game token that is never logged, logout', a
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ uuid: '0123456789abcdef0123456789abcdef' }),
   });
   t.is(other.status, 403, 'a profile of someone else');
-  t.is((await browser.go(`${h.base}/v1/me/token`, { method: 'POST', body: '{"uuid":"xyz"}' })).json.code, 'invalid_uuid');
+  t.is((await browser.go(`${h.base}/v1/me/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"uuid":"xyz"}' })).json.code, 'invalid_uuid');
 
   const out = await browser.go(`${h.base}/oauth/logout`);
   t.is(out.status, 302);
@@ -124,7 +102,7 @@ test('anonymous account calls', async (t) => {
   t.deepEqual(me.json.data, { logged_in: false });
   const profiles = await h.get('/v1/me/profiles');
   t.deepEqual(profiles.json.data, { logged_in: false, profiles: [] });
-  for (const [path, init] of [['/v1/me/verification', {}], ['/v1/me/premium', {}], ['/v1/me/token', { method: 'POST', body: '{"uuid":"0123456789abcdef0123456789abcdef"}' }]] as const) {
+  for (const [path, init] of [['/v1/me/verification', {}], ['/v1/me/premium', {}], ['/v1/me/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"uuid":"0123456789abcdef0123456789abcdef"}' }]] as const) {
     const r = await h.get(path, init);
     t.is(r.status, 401, path);
     t.is(r.json.code, 'not_logged_in', path);
@@ -132,12 +110,12 @@ test('anonymous account calls', async (t) => {
 });
 
 test('a forged state never logs in: JSON for clients, HTML for browsers', async (t) => {
-  const browser = new Browser();
+  const browser = new CookieJar();
   await browser.go(`${h.base}/oauth/external`);
   const json = await browser.go(`${h.base}/oauth/external/callback?code=abc&state=forged`, { headers: { accept: 'application/json' } });
   t.is(json.status, 400);
   t.is(json.json.code, 'oauth_state_mismatch');
-  const html = await new Browser().go(`${h.base}/oauth/external/callback?code=abc&state=forged`, { headers: { accept: 'text/html', 'accept-language': 'zh-CN' } });
+  const html = await new CookieJar().go(`${h.base}/oauth/external/callback?code=abc&state=forged`, { headers: { accept: 'text/html', 'accept-language': 'zh-CN' } });
   t.is(html.status, 400);
   t.regex(html.headers.get('content-type')!, /html/);
   t.regex(html.text, /登录失败/);
@@ -145,7 +123,7 @@ test('a forged state never logs in: JSON for clients, HTML for browsers', async 
 });
 
 test('a provider denial never logs in', async (t) => {
-  const browser = new Browser();
+  const browser = new CookieJar();
   const start = await browser.go(`${h.base}/oauth/external`);
   const state = new URL(start.location!).searchParams.get('state')!;
   const r = await browser.go(`${h.base}/oauth/external/callback?error=access_denied&state=${state}`, { headers: { accept: 'application/json' } });
@@ -155,7 +133,7 @@ test('a provider denial never logs in', async (t) => {
 });
 
 test('a bad code is a failed exchange, not a login', async (t) => {
-  const browser = new Browser();
+  const browser = new CookieJar();
   const start = await browser.go(`${h.base}/oauth/external`);
   const state = new URL(start.location!).searchParams.get('state')!;
   const r = await browser.go(`${h.base}/oauth/external/callback?code=not-a-real-code&state=${state}`, { headers: { accept: 'application/json' } });

@@ -296,16 +296,16 @@ function skinsPaths(add: Add, example: string): void {
   imagePaths(add, example);
 
   add('skins', 'get', '/oauth/external', {
-    summary: 'Log in at the external service', description: 'Keeps a random state in the session and redirects to the authorisation page.',
+    summary: 'Log in at the external service', description: 'Redirects to the authorisation page with a random state and a PKCE S256 challenge, both kept in a signed cookie (skinfarm.login); nothing is stored server-side.',
     status: '302', ok: redirect('to the external authorisation page'), errors: ['oauth_not_configured'], limit: normal,
   });
   add('skins', 'get', '/oauth/external/callback', {
     summary: 'Login callback', description: 'Browsers get an HTML page on failure, other clients the envelope.',
-    params: [query('code', 'from the authorisation page', text), query('state', 'from the authorisation page', text), query('error', 'set when the user denied', text)],
+    params: [query('code', 'from the authorisation page', text), query('state', 'from the authorisation page', text), query('error', 'set when the provider refused (access_denied: the user said no)', text), query('iss', 'the issuer, when the provider names it (RFC 9207)', text)],
     status: '302', ok: redirect('to / when logged in'),
-    errors: ['oauth_state_mismatch', 'oauth_denied', 'missing_param', 'oauth_failed', 'oauth_not_configured'], limit: normal,
+    errors: ['oauth_state_mismatch', 'oauth_issuer_mismatch', 'oauth_denied', 'missing_param', 'oauth_failed', 'oauth_not_configured'], limit: normal,
   });
-  add('skins', 'get', '/oauth/logout', { summary: 'End the session', status: '302', ok: redirect('to /') });
+  add('skins', 'get', '/oauth/logout', { summary: 'End the session', status: '302', ok: redirect('to /'), errors: ['cross_site_request'] });
   const session = requires('session', '');
   add('skins', 'get', '/v1/me', { summary: 'Login state and user', description: 'Anonymous is a success with logged_in false.', params: [pretty], ok: data('current user', 'Me'), security: session, limit: normal });
   add('skins', 'get', '/v1/me/profiles', {
@@ -321,7 +321,7 @@ function skinsPaths(add: Add, example: string): void {
     summary: 'Game token for one of your profiles',
     description: 'Needs the Yggdrasil.MinecraftToken.Create permission. The token equals a password; it is neither stored nor logged.',
     params: [pretty], body: { required: true, content: { 'application/json': { schema: ref('TokenRequest'), example: { uuid: '<profile uuid>' } } } },
-    ok: data('game token', 'GameToken'), errors: [...ACCOUNT_ERRORS, 'missing_param', 'invalid_uuid', 'missing_scope', 'forbidden', 'bad_request'], security: requires('session'), limit: normal,
+    ok: data('game token', 'GameToken'), errors: [...ACCOUNT_ERRORS, 'missing_param', 'invalid_uuid', 'missing_scope', 'forbidden', 'bad_request', 'unsupported_media_type', 'cross_site_request'], security: requires('session'), limit: normal,
   });
 
   add('skins', 'get', '/status', { summary: 'Status page (HTML)', description: 'Probes upstreams only when its button is pressed.', ok: html('the page') });

@@ -11,7 +11,9 @@ import type { Service, SharedDeps } from '../service.ts';
 import { ExternalInfo } from './external-info.ts';
 import { ExternalAccount } from './account/external-account.ts';
 import { accountRouter } from './account/routes.ts';
-import { sessionMiddleware } from './account/session.ts';
+import { PendingLogins } from './account/pending-login.ts';
+import { Sessions } from './account/session.ts';
+import { MemorySessionStore, RedisSessionStore } from './account/session-store.ts';
 import { RenderFarm } from '../../renderer/farm.ts';
 import { gaugeFrom } from '../metrics.ts';
 import { imageRouter } from './image-routes.ts';
@@ -80,9 +82,9 @@ export class SkinsService implements Service {
     this.textures = new TextureStore(fetcher, cache);
     this.images = new ImageRenderer(this.textures, cache, () => this.farm, new RenderLock(deps.redis));
 
-    const { clientId, clientSecret, redirectUrl, scopes } = config.oauth;
+    const { clientId, clientSecret, redirectUrl, scopes, clientAuth } = config.oauth;
     const account = clientId && clientSecret && redirectUrl
-      ? new ExternalAccount(external.client, config.external, { clientId, clientSecret, redirectUrl, scopes })
+      ? new ExternalAccount(external.client, config.external, { clientId, clientSecret, redirectUrl, scopes, clientAuth })
       : null;
 
     const { app, routes } = createHttpApp({ service: 'skins', version: VERSION, log, trustProxy: config.trustProxy, formatError: errorEnvelope, accessLog: config.accessLog, maxLagMs: config.maxLagMs });
@@ -98,12 +100,12 @@ export class SkinsService implements Service {
     const normal = this.limiter.middleware(RATE_GROUPS.normal);
     const image = this.limiter.middleware(RATE_GROUPS.image);
     const mount = (router: ReturnType<typeof skinsRouter>) => routes.mount(router);
-    // Data and image routes come first: they never touch the session, so they pay nothing for it.
     mount(skinsRouter(this));
     mount(imageRouter(this, image));
-    this.app.use(sessionMiddleware(this.app, cache, { secret: config.sessionSecret, secure }));
-    mount(accountRouter(this, account, normal));
-    mount(pagesRouter(this, account !== null, normal));
+    const store = deps.redis ? new RedisSessionStore(deps.redis, log) : new MemorySessionStore();
+    const sessions = new Sessions(this.app, store, { secret: config.sessionSecret, secure });
+    mount(accountRouter(this, { account, sessions, pending: new PendingLogins({ secure }), issuer: config.oauth.issuer, lock: new RenderLock(deps.redis) }, normal));
+    mount(pagesRouter(this, account !== null, sessions, normal));
     mount(docsRouter(config));
   }
 

@@ -1,6 +1,8 @@
 // LittleSkin's OAuth 2.0 provider (Laravel Passport, docs/upstream.md B4) and the bearer APIs behind it
 // (B5-B8): authorization-code flow with a consent page, single-use codes, rotating refresh tokens.
-import { randomBytes } from 'node:crypto';
+// As league/oauth2-server (under Passport): the client authenticates with HTTP Basic or in the
+// form, and a code_challenge sent with the authorization binds the code to its verifier (PKCE).
+import { createHash, randomBytes } from 'node:crypto';
 import { normalizeUuid } from '../../shared/uuid.ts';
 import { consentPage } from './consent-page.ts';
 import { yggError } from './external.ts';
@@ -17,6 +19,8 @@ export interface OAuthOptions {
   autoApprove?: boolean;
   /** Access-token lifetime; 0 makes every token expired on arrival. */
   tokenTtlSeconds?: number;
+  /** Refresh tokens are not rotated: a refresh answer has no refresh_token and the old one lives on. */
+  keepRefreshTokens?: boolean;
 }
 
 export const DEFAULT_OAUTH: OAuthOptions = {
@@ -35,7 +39,8 @@ const CODE_TTL_MS = 10 * 60_000;
 const REFRESH_TTL_MS = 30 * 24 * 3_600_000;
 
 interface Grant { uid: number; scopes: string[] }
-interface Authorization { redirectUri: string; scopes: string[]; state: string | null }
+interface Pkce { challenge: string; method: 'S256' | 'plain' }
+interface Authorization { redirectUri: string; scopes: string[]; state: string | null; pkce: Pkce | null }
 interface Issued extends Grant { expiresAt: number; pair: string }
 
 const secret = () => randomBytes(32).toString('base64url');
@@ -44,7 +49,7 @@ export class OAuthProvider {
   private readonly options: OAuthOptions;
   private readonly redirectPatterns: RegExp[];
   private readonly pending = new Map<string, Authorization>();
-  private readonly codes = new Map<string, Grant & { redirectUri: string; expiresAt: number }>();
+  private readonly codes = new Map<string, Grant & { redirectUri: string; expiresAt: number; pkce: Pkce | null }>();
   private readonly access = new Map<string, Issued>();
   private readonly refresh = new Map<string, Issued>();
 
@@ -83,36 +88,50 @@ export class OAuthProvider {
     return authorization;
   }
 
-  issueCode(grant: Grant, redirectUri: string): string {
+  issueCode(grant: Grant, redirectUri: string, pkce: Pkce | null): string {
     const code = secret();
-    this.codes.set(code, { ...grant, redirectUri, expiresAt: Date.now() + CODE_TTL_MS });
+    this.codes.set(code, { ...grant, redirectUri, pkce, expiresAt: Date.now() + CODE_TTL_MS });
     return code;
   }
 
   /** Single use: the code is gone whether or not the exchange succeeds. */
-  redeemCode(code: string, redirectUri: string): Grant | undefined {
+  redeemCode(code: string, redirectUri: string, verifier: string | undefined): Grant | undefined {
     const entry = this.codes.get(code);
     this.codes.delete(code);
     if (!entry || entry.expiresAt <= Date.now() || entry.redirectUri !== redirectUri) return undefined;
+    if (entry.pkce) {
+      if (!verifier) return undefined;
+      const derived = entry.pkce.method === 'S256' ? createHash('sha256').update(verifier).digest('base64url') : verifier;
+      if (derived !== entry.pkce.challenge) return undefined;
+    }
     return { uid: entry.uid, scopes: entry.scopes };
   }
 
-  /** Uses a refresh token up, revoking it and its access token at once. */
+  /** Uses a refresh token up (unless refresh tokens are kept), revoking its access token at once. */
   redeemRefresh(token: string): Grant | undefined {
     const entry = this.refresh.get(token);
     if (!entry) return undefined;
-    this.refresh.delete(token);
+    if (!this.options.keepRefreshTokens) this.refresh.delete(token);
     this.access.delete(entry.pair);
     return entry.expiresAt > Date.now() ? { uid: entry.uid, scopes: entry.scopes } : undefined;
   }
 
-  issueTokens(grant: Grant) {
+  /** A new pair; with `kept` (a refresh token that lives on) only a new access token. */
+  issueTokens(grant: Grant, kept?: string) {
     const ttl = this.options.tokenTtlSeconds ?? DEFAULT_TTL_SECONDS;
     const accessToken = secret();
-    const refreshToken = secret();
+    const refreshToken = kept ?? secret();
     this.access.set(accessToken, { ...grant, expiresAt: Date.now() + ttl * 1000, pair: refreshToken });
+    if (kept) {
+      this.refresh.get(kept)!.pair = accessToken;
+      return { token_type: 'Bearer', expires_in: ttl, access_token: accessToken };
+    }
     this.refresh.set(refreshToken, { ...grant, expiresAt: Date.now() + REFRESH_TTL_MS, pair: accessToken });
     return { token_type: 'Bearer', expires_in: ttl, access_token: accessToken, refresh_token: refreshToken };
+  }
+
+  get keepsRefreshTokens(): boolean {
+    return this.options.keepRefreshTokens ?? false;
   }
 
   /** The grant behind a live access token. */
@@ -142,14 +161,20 @@ function authorize(ctx: FakeContext): void {
   if (!oauth.redirectAllowed(redirectUri)) return oauthError(ctx, 'invalid_client', 'Client authentication failed');
   if (q.get('response_type') !== 'code') return oauthError(ctx, 'unsupported_response_type', 'The authorization server does not support this response type.');
   const state = q.get('state');
+  const challenge = q.get('code_challenge');
+  const method = q.get('code_challenge_method') ?? 'plain';
+  if (challenge !== null && (!/^[A-Za-z0-9._~-]{43,128}$/.test(challenge) || (method !== 'S256' && method !== 'plain'))) {
+    return redirectWith(ctx, redirectUri, { error: 'invalid_request', error_description: 'Code challenge must follow the specifications of RFC-7636.', state });
+  }
+  const pkce = challenge === null ? null : { challenge, method: method as Pkce['method'] };
   const scopes = (q.get('scope') ?? '').split(' ').filter(Boolean);
   if (scopes.length === 0) scopes.push('User.Read');
   const unknown = scopes.find((s) => !SCOPES.has(s));
   if (unknown !== undefined || (scopes.includes('Yggdrasil.PlayerProfiles.Read') && scopes.includes('Yggdrasil.PlayerProfiles.Select'))) {
     return redirectWith(ctx, redirectUri, { error: 'invalid_scope', error_description: `The requested scope is invalid: ${unknown ?? 'Yggdrasil.PlayerProfiles.Select'}`, state });
   }
-  if (oauth.autoApprove) return redirectWith(ctx, redirectUri, { code: oauth.issueCode({ uid: 1, scopes }, redirectUri), state });
-  const requestId = oauth.hold({ redirectUri, scopes, state });
+  if (oauth.autoApprove) return redirectWith(ctx, redirectUri, { code: oauth.issueCode({ uid: 1, scopes }, redirectUri, pkce), state });
+  const requestId = oauth.hold({ redirectUri, scopes, state, pkce });
   sendBytes(ctx.res, 200, 'text/html; charset=utf-8', consentPage({ requestId, clientId: clientId!, redirectUri, scopes, users: players.users }));
 }
 
@@ -159,12 +184,22 @@ function decide(ctx: FakeContext): void {
   const form = formFields(ctx.req, ctx.body);
   const authorization = oauth.release(form.request ?? '');
   if (!authorization) return oauthError(ctx, 'invalid_request', 'The authorization request is unknown or was already answered.');
-  const { redirectUri, scopes, state } = authorization;
+  const { redirectUri, scopes, state, pkce } = authorization;
   const user = players.user(Number(form.user));
   if (form.decision !== 'approve' || !user) {
     return redirectWith(ctx, redirectUri, { error: 'access_denied', error_description: 'The resource owner or authorization server denied the request.', state });
   }
-  redirectWith(ctx, redirectUri, { code: oauth.issueCode({ uid: user.uid, scopes }, redirectUri), state });
+  redirectWith(ctx, redirectUri, { code: oauth.issueCode({ uid: user.uid, scopes }, redirectUri, pkce), state });
+}
+
+/** `Authorization: Basic` id and secret (form-decoded, as RFC 6749 2.3.1 encodes them). */
+function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
+  const encoded = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header ?? '')?.[1];
+  const decoded = encoded ? Buffer.from(encoded, 'base64').toString('utf8') : '';
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  const form = (text: string) => new URLSearchParams(`x=${text}`).get('x') ?? '';
+  return { id: form(decoded.slice(0, colon)), secret: form(decoded.slice(colon + 1)) };
 }
 
 function token(ctx: FakeContext): void {
@@ -173,14 +208,18 @@ function token(ctx: FakeContext): void {
   if (f.grant_type !== 'authorization_code' && f.grant_type !== 'refresh_token') {
     return oauthError(ctx, f.grant_type ? 'unsupported_grant_type' : 'invalid_request', 'The authorization grant type is not supported by the authorization server.');
   }
-  if (!f.client_id) return oauthError(ctx, 'invalid_request', 'Check the `client_id` parameter');
-  if (!oauth.clientAuthenticates(f.client_id, f.client_secret)) return oauthError(ctx, 'invalid_client', 'Client authentication failed');
+  // Form fields first, HTTP Basic as the fallback (league/oauth2-server's getClientCredentials).
+  const basic = basicCredentials(ctx.req.headers.authorization);
+  const clientId = f.client_id ?? basic?.id;
+  if (!clientId) return oauthError(ctx, 'invalid_request', 'Check the `client_id` parameter');
+  if (!oauth.clientAuthenticates(clientId, f.client_secret ?? basic?.secret)) return oauthError(ctx, 'invalid_client', 'Client authentication failed');
   const required = f.grant_type === 'authorization_code' ? ['code', 'redirect_uri'] : ['refresh_token'];
   const missing = required.find((k) => !f[k]);
   if (missing) return oauthError(ctx, 'invalid_request', `Check the \`${missing}\` parameter`);
-  const grant = f.grant_type === 'authorization_code' ? oauth.redeemCode(f.code, f.redirect_uri) : oauth.redeemRefresh(f.refresh_token);
+  const grant = f.grant_type === 'authorization_code' ? oauth.redeemCode(f.code, f.redirect_uri, f.code_verifier) : oauth.redeemRefresh(f.refresh_token);
   if (!grant) return oauthError(ctx, 'invalid_grant', 'The provided authorization grant or refresh token is invalid, expired or revoked.');
-  sendJson(ctx.res, 200, oauth.issueTokens(grant));
+  const kept = f.grant_type === 'refresh_token' && oauth.keepsRefreshTokens ? f.refresh_token : undefined;
+  sendJson(ctx.res, 200, oauth.issueTokens(grant, kept));
 }
 
 /**

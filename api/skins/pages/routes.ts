@@ -4,16 +4,16 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { ok } from '../../http/envelope.ts';
 import { pageLanguage } from '../../http/i18n.ts';
-import type { AccountSession } from '../account/session.ts';
+import type { Sessions } from '../account/session.ts';
 import { VERSION, type SkinsService } from '../service.ts';
 import { renderLanding } from './landing.ts';
 import { renderStatusPage } from './status.ts';
 
-export function pagesRouter(service: SkinsService, oauthConfigured: boolean, limit: Middleware): Router {
+export function pagesRouter(service: SkinsService, oauthConfigured: boolean, sessions: Sessions, limit: Middleware): Router {
   const router = new Router();
 
-  router.get('/', (ctx) => {
-    const { user } = ctx.session as unknown as AccountSession;
+  router.get('/', async (ctx) => {
+    const user = (await sessions.load(ctx))?.data.user;
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
     ctx.body = renderLanding(pageLanguage(ctx), { demoPlayer: service.config.demoPlayer, user: user ?? null, oauthConfigured });

@@ -1,0 +1,95 @@
+// Where login sessions live: their own store, never the cache, so cache churn cannot log anyone
+// out. In memory: a map of its own; with Redis: plain keys with a TTL (shared by instances, no
+// in-process copy, so a logout counts everywhere at once). Keys are SHA-256 of the session id:
+// a dump of the store does not hand out valid cookies.
+import { createHash } from 'node:crypto';
+import type { RedisClientType } from '@redis/client';
+import { ApiError } from '../../../shared/errors.ts';
+import type { Logger } from '../../../shared/log.ts';
+import type { TokenSet } from './external-account.ts';
+
+export interface SessionData {
+  user: { id: number; name: string };
+  auth: TokenSet;
+}
+
+export interface SessionStore {
+  get(id: string): Promise<SessionData | undefined>;
+  set(id: string, data: SessionData, ttlMs: number): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+/** The store key of a session id. */
+export const keyOf = (id: string) => createHash('sha256').update(id).digest('base64url');
+
+/** Only logins create sessions (each one a round trip through the provider); the bound is a backstop. */
+const MEMORY_MAX_SESSIONS = 100_000;
+
+export class MemorySessionStore implements SessionStore {
+  private readonly entries = new Map<string, { data: SessionData; expiresAt: number }>();
+
+  async get(id: string): Promise<SessionData | undefined> {
+    const key = keyOf(id);
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt > Date.now()) return entry.data;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  async set(id: string, data: SessionData, ttlMs: number): Promise<void> {
+    const key = keyOf(id);
+    this.entries.delete(key);
+    this.entries.set(key, { data, expiresAt: Date.now() + ttlMs });
+    // Map order is insertion order: the first entries are the oldest writes.
+    for (const [oldest, entry] of this.entries) {
+      if (this.entries.size <= MEMORY_MAX_SESSIONS && entry.expiresAt > Date.now()) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  async delete(id: string): Promise<void> {
+    this.entries.delete(keyOf(id));
+  }
+}
+
+export class RedisSessionStore implements SessionStore {
+  private readonly redis: RedisClientType;
+  private readonly log: Logger;
+
+  constructor(redis: RedisClientType, log: Logger) {
+    this.redis = redis;
+    this.log = log;
+  }
+
+  /** Redis down reads as "no session" (the user looks logged out until it is back, nothing is lost). */
+  async get(id: string): Promise<SessionData | undefined> {
+    try {
+      const text = await this.redis.get(`skinfarm:session:${keyOf(id)}`);
+      return text ? (JSON.parse(text) as SessionData) : undefined;
+    } catch (err) {
+      this.unavailable(err);
+      return undefined;
+    }
+  }
+
+  async set(id: string, data: SessionData, ttlMs: number): Promise<void> {
+    try {
+      await this.redis.set(`skinfarm:session:${keyOf(id)}`, JSON.stringify(data), { expiration: { type: 'PX', value: Math.max(1, Math.round(ttlMs)) } });
+    } catch (err) {
+      throw this.unavailable(err);
+    }
+  }
+
+  async delete(id: string): Promise<void> {
+    try {
+      await this.redis.del(`skinfarm:session:${keyOf(id)}`);
+    } catch (err) {
+      throw this.unavailable(err);
+    }
+  }
+
+  private unavailable(err: unknown): ApiError {
+    this.log.warn('session store unavailable', { err: (err as Error).message });
+    return new ApiError('overloaded', { detail: '会话存储暂时不可用', retryAfter: 5 });
+  }
+}
