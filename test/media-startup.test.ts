@@ -21,7 +21,7 @@ test('requests during the first indexing hear 503 with Retry-After; then the who
   const bytes = await imageBytes('png', { width: 30, height: 20, exifOrientation: 1 });
   const count = 2000;
   await Promise.all(Array.from({ length: count }, (_, i) => fs.writeFile(path.join(dir, `p${i}.png`), bytes)));
-  app = await startApp({ SERVICES: 'media', MEDIA_DIR: root, DATA_DIR: await tempDir('media-data') });
+  app = await startApp({ SERVICES: 'media', MEDIA_DIR: root, DATA_DIR: await tempDir('media-data') }, { keepIndexing: true });
   const base = app.urls.media;
 
   const [early, health, permanent] = await Promise.all([

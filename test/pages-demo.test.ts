@@ -17,7 +17,7 @@ test.after.always(async () => {
   await removeTempDirs();
 });
 
-/** Starts the demo on free ports and resolves once its services log `ready`. */
+/** Starts the demo on free ports and resolves once its services are ready and media is indexed. */
 async function startDemo(extra: Record<string, string> = {}): Promise<Demo> {
   const dir = await tempDir('pages-demo');
   const [skinsPort, mediaPort, searchPort] = [await freePort(), await freePort(), await freePort()];
@@ -35,7 +35,8 @@ async function startDemo(extra: Record<string, string> = {}): Promise<Demo> {
   await new Promise<void>((resolve, reject) => {
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line);
-      if (line.includes('"msg":"ready"')) resolve();
+      // Ready, and the media library indexed (its port answers 503 until then).
+      if (lines.some((l) => l.includes('"msg":"ready"')) && lines.some((l) => l.includes('"msg":"media library indexed"'))) resolve();
     });
     child.stderr!.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
     child.once('exit', (code) => reject(new Error(`demo exited with ${code}:\n${lines.join('\n')}`)));

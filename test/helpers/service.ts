@@ -22,6 +22,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Sees every log line as it comes, with the process (e.g. to signal it before it is ready). */
   onLog?: (entry: Record<string, unknown>, child: ChildProcess) => void;
+  /** Return as soon as the services are ready, while media may still be indexing. */
+  keepIndexing?: boolean;
 }
 
 export async function startApp(env: Record<string, string>, options: StartOptions = {}): Promise<RunningApp> {
@@ -73,7 +75,7 @@ export async function startApp(env: Record<string, string>, options: StartOption
     });
   });
   await ready;
-  return {
+  const app: RunningApp = {
     urls,
     logs,
     rawLog,
@@ -101,6 +103,11 @@ export async function startApp(env: Record<string, string>, options: StartOption
       return code as number | null;
     },
   };
+  // Media opens its port while it indexes (503 until a category is read): a test starts once the
+  // library is indexed, as an operator's first request usually does. Tests of that window wait themselves.
+  const services = (env.SERVICES ?? 'skins,media,search').split(',');
+  if (services.includes('media') && !options.keepIndexing) await app.waitForLog((line) => line.msg === 'media library indexed', options.timeoutMs ?? 60_000);
+  return app;
 }
 
 /** fetch() returning status, headers and parsed JSON (or the raw bytes). */
