@@ -36,6 +36,7 @@ const FILES: Record<string, { type: string; body: string }> = {
   '/three.module.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.module.js'), 'utf8') },
   '/three.core.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.core.js'), 'utf8') },
   '/scene.js': { type: 'text/javascript', body: readFileSync(path.join(here, 'page/scene.js'), 'utf8') },
+  '/edges.js': { type: 'text/javascript', body: readFileSync(path.join(here, 'page/edges.js'), 'utf8') },
   '/skin-layout.js': { type: 'text/javascript', body: `export default ${JSON.stringify(LAYOUT)};` },
   '/page-settings.js': { type: 'text/javascript', body: `export const TEXTURE_LIMIT = ${TEXTURE_LIMIT};` },
 };

@@ -1,17 +1,19 @@
 // Runs inside the headless Chromium page: draws players with three.js and answers PNG data URLs.
-// One WebGL canvas kept out of the document (no compositor), multisampled; a minimal shader
-// (nearest texel, a light that comes from the viewer), the outer layer blended back to front,
-// and an orthographic camera whose scale depends only on the output size and `scale`.
+// One WebGL canvas kept out of the document (no compositor); a minimal shader (nearest texel, a
+// light that comes from the viewer), the outer layer blended back to front, an orthographic
+// camera whose scale depends only on the output size and `scale`, silhouettes smoothed after
+// readback (edges.js).
 import * as THREE from 'three';
 import LAYOUT from '/skin-layout.js';
 import { TEXTURE_LIMIT } from '/page-settings.js';
+import { finishTile } from '/edges.js';
 
 // Colours are texel values, not colours to manage: what the skin says is what the PNG gets.
 THREE.ColorManagement.enabled = false;
 
 const canvas = document.createElement('canvas');
-// MSAA smooths silhouettes and face edges; texels stay crisp (one texture sample per pixel).
-const renderer = new THREE.WebGLRenderer({ canvas, alpha: true, antialias: true, premultipliedAlpha: false, preserveDrawingBuffer: false });
+// No MSAA: on SwiftShader it doubled the cost of a render; edges.js smooths silhouettes instead.
+const renderer = new THREE.WebGLRenderer({ canvas, alpha: true, antialias: false, premultipliedAlpha: false, preserveDrawingBuffer: false });
 renderer.setPixelRatio(1);
 renderer.outputColorSpace = THREE.LinearSRGBColorSpace;
 
@@ -21,10 +23,8 @@ renderer.outputColorSpace = THREE.LinearSRGBColorSpace;
 const LIGHT = new THREE.Vector3(-0.25, 0.35, 1).normalize();
 const AMBIENT = 0.6;
 
-// `centroid`: with MSAA a pixel on a face's edge is shaded once, and its texture coordinate
-// must come from inside the face, or the neighbouring texel rectangle bleeds in as a seam.
 const VERTEX = `
-centroid varying vec2 vUv;
+varying vec2 vUv;
 varying float vShade;
 void main() {
   vUv = uv;
@@ -32,11 +32,11 @@ void main() {
   vShade = ${AMBIENT.toFixed(2)} + ${(1 - AMBIENT).toFixed(2)} * max(dot(n, vec3(${LIGHT.toArray().map((v) => v.toFixed(5)).join(', ')})), 0.0);
   gl_Position = projectionMatrix * modelViewMatrix * vec4(position, 1.0);
 }`;
-// The drawing buffer holds premultiplied colour (blending and MSAA resolve average it right);
-// the encoder divides it out again.
+// The drawing buffer holds premultiplied colour (blending and edge smoothing mix it right);
+// finishTile (edges.js) turns it into the PNG's straight colour or puts it over the background.
 const FRAGMENT = `
 uniform sampler2D map;
-centroid varying vec2 vUv;
+varying vec2 vUv;
 varying float vShade;
 void main() {
   vec4 texel = texture2D(map, vUv);
@@ -432,24 +432,12 @@ function drawTile(job, x, y) {
   fitCamera(job, target, width, height);
   renderer.setViewport(x, y, width, height);
   renderer.setScissor(x, y, width, height);
-  if (job.bg) renderer.setClearColor(new THREE.Color(`#${job.bg}`), 1);
-  else renderer.setClearColor(0x000000, 0);
+  // Always on transparent: the edges are smoothed against it, the background goes in after.
+  renderer.setClearColor(0x000000, 0);
   renderer.render(scene, camera);
 }
 
 // PNGs are encoded from a CPU-backed 2D canvas: no GPU readback per image.
-
-/** The drawing buffer's premultiplied colour to the straight colour ImageData takes (edges, translucent texels, the shadow). */
-function unpremultiply(data) {
-  for (let i = 3; i < data.length; i += 4) {
-    const a = data[i];
-    if (a === 0 || a === 255) continue;
-    const k = 255 / a;
-    data[i - 3] = Math.min(255, Math.round(data[i - 3] * k));
-    data[i - 2] = Math.min(255, Math.round(data[i - 2] * k));
-    data[i - 1] = Math.min(255, Math.round(data[i - 1] * k));
-  }
-}
 const encoder = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
 const TILES_PER_ROW = 4;
 
@@ -490,7 +478,8 @@ function renderGroup(jobs) {
       const from = ((canvas.height - 1 - (top + row)) * canvas.width + left) * 4;
       image.data.set(frame.subarray(from, from + width * 4), row * width * 4);
     }
-    unpremultiply(image.data);
+    const bg = jobs[i].bg;
+    finishTile(image.data, width, height, bg ? [0, 2, 4].map((at) => parseInt(bg.slice(at, at + 2), 16)) : null);
     encoder.putImageData(image, 0, 0);
     return encoder.canvas.toDataURL('image/png');
   });
