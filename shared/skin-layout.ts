@@ -74,11 +74,12 @@ export type PoseName = (typeof POSE_NAMES)[number];
 
 export const POSES: Record<PoseName, Pose> = {
   standing: { parts: {} },
-  walking: { parts: {
+  // Mid-stride the swing lifts the feet: lowered by 2 to bring them down (more would enlarge the frame).
+  walking: { lower: 2, parts: {
     rightArm: { rotate: [-32, 0, -3] }, leftArm: { rotate: [32, 0, 3] },
     rightLeg: { rotate: [35, 0, 0] }, leftLeg: { rotate: [-35, 0, 0] },
   } },
-  running: { parts: {
+  running: { lower: 2, parts: {
     head: { rotate: [8, 0, 0] },
     rightArm: { rotate: [-70, 0, -6] }, leftArm: { rotate: [60, 0, 6] },
     rightLeg: { rotate: [55, 0, 0] }, leftLeg: { rotate: [-60, 0, 0] },
