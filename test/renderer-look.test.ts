@@ -118,6 +118,13 @@ test('edge smoothing: a staircase becomes a ramp, straight edges and the inside 
   finishTile(square, 8, 8, [0x33, 0x66, 0x99]);
   t.deepEqual([...square.subarray(0, 4)], [0x33, 0x66, 0x99, 255]);
   t.deepEqual([...square.subarray((3 * 8 + 3) * 4, (3 * 8 + 3) * 4 + 4)], [10, 20, 30, 255]);
+  // Nothing opaque at all (a shadow only): still straight colour, still the background.
+  const faint = new Uint8ClampedArray([0, 0, 0, 0, 20, 20, 20, 40]);
+  finishTile(faint, 2, 1, [100, 100, 100]);
+  t.deepEqual([...faint], [100, 100, 100, 255, 104, 104, 104, 255]);
+  const alone = new Uint8ClampedArray([20, 20, 20, 40]);
+  finishTile(alone, 1, 1, null);
+  t.deepEqual([...alone], [128, 128, 128, 40]);
 });
 
 test('the cape hangs from the body\'s back: touching it at the top, seen from the side', async (t) => {
