@@ -45,10 +45,12 @@ function circleSpan(y: number, size: number): [number, number] {
 /**
  * A row identical to the one above is filter "up": all zeros, left as allocated. Any other row
  * is filter "sub" (each pixel minus its left neighbour), which is zero inside every run of one
- * texel, so only run starts are written.
+ * texel, so only run starts are written. Outside a circle the pixels are the background colour
+ * when there is one (`bg` fills every pixel the face leaves empty), else transparent.
  */
 export function renderAvatar(skin: NormalizedSkin, o: AvatarOptions): Promise<Buffer> {
   const face = faceTexels(skin, o.helm, o.bg);
+  const outside = o.bg ? Buffer.from(`${o.bg}ff`, 'hex') : Buffer.alloc(4);
   const { size } = o;
   const stride = size * 4 + 1;
   const lines = Buffer.alloc(stride * size);
@@ -64,17 +66,15 @@ export function renderAvatar(skin: NormalizedSkin, o: AvatarOptions): Promise<Bu
     }
     previous = key;
     lines[line] = FILTER.sub;
-    let left = -1; // texel offset of the pixel to the left, -1 for transparent
-    for (let x = from; x <= to; x += 1) {
-      const texel = x < to ? (sy * face.side + Math.floor((x * face.side) / size)) * 4 : -1;
+    // Texel offset of the pixel to the left: -1 outside the circle, -2 before the row (zero).
+    let left = -2;
+    for (let x = 0; x < size; x += 1) {
+      const texel = x >= from && x < to ? (sy * face.side + Math.floor((x * face.side) / size)) * 4 : -1;
       if (texel === left) continue;
-      // x === to writes the step back to transparent after the span.
-      if (x < size) {
-        for (let c = 0; c < 4; c += 1) {
-          const now = texel < 0 ? 0 : face.data[texel + c];
-          const before = left < 0 ? 0 : face.data[left + c];
-          lines[line + 1 + x * 4 + c] = (now - before) & 255;
-        }
+      for (let c = 0; c < 4; c += 1) {
+        const now = texel < 0 ? outside[c] : face.data[texel + c];
+        const before = left === -2 ? 0 : left === -1 ? outside[c] : face.data[left + c];
+        lines[line + 1 + x * 4 + c] = (now - before) & 255;
       }
       left = texel;
     }

@@ -1,4 +1,5 @@
 // What travels between the API, the pool and the page.
+import type { PoseName } from '../shared/skin-layout.ts';
 import type { NormalizedCape, NormalizedSkin } from './skin-normalize.ts';
 
 export type RenderKind = 'render' | 'cube' | 'head' | 'body';
@@ -21,6 +22,8 @@ export interface RenderJob extends ViewOptions {
   cape?: NormalizedCape | null;
   scale?: number;
   view?: 'front' | 'back';
+  /** `render` only; standing when absent. */
+  pose?: PoseName;
 }
 
 /** A texture on its way to a worker: raw RGBA with its content key. */

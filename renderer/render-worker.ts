@@ -6,14 +6,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import puppeteer, { type Browser, type CDPSession, type Page } from 'puppeteer-core';
-import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize } from '../shared/skin-layout.ts';
+import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize, POSES } from '../shared/skin-layout.ts';
 import type { PageJob, PageTexture, WireTexture, WorkerTask, WorkerResult } from './jobs.ts';
 
 const ORIGIN = 'http://skinfarm.render';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const threeDir = path.dirname(createRequire(import.meta.url).resolve('three'));
 
-/** The texture layout the page draws with, from the one definition in shared/skin-layout.ts. */
+/** The texture layout and poses the page draws with, from the one definition in shared/skin-layout.ts. */
 const LAYOUT = {
   parts: Object.fromEntries(['classic', 'slim'].map((model) => [model, Object.fromEntries(PART_NAMES.map((part) => [part, {
     size: partSize(part, model === 'slim'),
@@ -21,6 +21,7 @@ const LAYOUT = {
     outer: partFaces(part, 'outer', model === 'slim'),
   }]))])),
   cape: { size: CAPE_SIZE, faces: capeFaces() },
+  poses: POSES,
 };
 
 /** Textures a page keeps (the newest): the page evicts by this and the worker mirrors it. */
@@ -35,6 +36,7 @@ const FILES: Record<string, { type: string; body: string }> = {
   '/three.module.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.module.js'), 'utf8') },
   '/three.core.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.core.js'), 'utf8') },
   '/scene.js': { type: 'text/javascript', body: readFileSync(path.join(here, 'page/scene.js'), 'utf8') },
+  '/edges.js': { type: 'text/javascript', body: readFileSync(path.join(here, 'page/edges.js'), 'utf8') },
   '/skin-layout.js': { type: 'text/javascript', body: `export default ${JSON.stringify(LAYOUT)};` },
   '/page-settings.js': { type: 'text/javascript', body: `export const TEXTURE_LIMIT = ${TEXTURE_LIMIT};` },
 };

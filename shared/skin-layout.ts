@@ -59,3 +59,47 @@ export const MAX_SKIN_BYTES = 2 * 1024 * 1024;
 /** Default skins of the modern client, in table order (docs/upstream.md A6). */
 export const DEFAULT_SKIN_NAMES = ['alex', 'ari', 'efe', 'kai', 'makena', 'noor', 'steve', 'sunny', 'zuri'] as const;
 export type DefaultSkinName = (typeof DEFAULT_SKIN_NAMES)[number];
+
+/**
+ * Poses of the 3D render. Angles are degrees about the part's pivot (shoulder, hip, neck), in the
+ * figure's axes (x towards its left side, y up, z towards its front), as the rotation matrix
+ * Rz * Ry * Rx (the game's order); positive x swings a hanging part's lower end backwards, as
+ * the game's xRot does. `move` shifts the part (skin texels), `lower` the whole figure.
+ */
+export interface PartPose { rotate?: [number, number, number]; move?: [number, number, number] }
+export interface Pose { lower?: number; parts: Partial<Record<PartName, PartPose>> }
+
+export const POSE_NAMES = ['standing', 'walking', 'running', 'crouching', 'waving', 'crossed-arms', 'sitting'] as const;
+export type PoseName = (typeof POSE_NAMES)[number];
+
+export const POSES: Record<PoseName, Pose> = {
+  standing: { parts: {} },
+  // Mid-stride the swing lifts the feet: lowered by 2 to bring them down (more would enlarge the frame).
+  walking: { lower: 2, parts: {
+    rightArm: { rotate: [-32, 0, -3] }, leftArm: { rotate: [32, 0, 3] },
+    rightLeg: { rotate: [35, 0, 0] }, leftLeg: { rotate: [-35, 0, 0] },
+  } },
+  running: { lower: 2, parts: {
+    head: { rotate: [8, 0, 0] },
+    rightArm: { rotate: [-70, 0, -6] }, leftArm: { rotate: [60, 0, 6] },
+    rightLeg: { rotate: [55, 0, 0] }, leftLeg: { rotate: [-60, 0, 0] },
+  } },
+  // The game's sneak: the body leans 0.5 rad forward, head and arms come down with it, legs step back.
+  crouching: { parts: {
+    head: { move: [0, -4.2, 0] }, body: { rotate: [28.6, 0, 0], move: [0, -3.2, 0] },
+    rightArm: { rotate: [22.9, 0, -3], move: [0, -3.2, 0] }, leftArm: { rotate: [22.9, 0, 3], move: [0, -3.2, 0] },
+    rightLeg: { move: [0, -0.2, -4] }, leftLeg: { move: [0, -0.2, -4] },
+  } },
+  waving: { parts: {
+    head: { rotate: [0, -10, 0] },
+    rightArm: { rotate: [0, 0, -150] }, leftArm: { rotate: [0, 0, 4] },
+  } },
+  'crossed-arms': { parts: {
+    rightArm: { rotate: [-55, 48, 0] }, leftArm: { rotate: [-47, -48, 0] },
+  } },
+  // Sitting on an edge: legs forward and a little apart, hands on the knees.
+  sitting: { lower: 6, parts: {
+    rightArm: { rotate: [-36, 0, -2] }, leftArm: { rotate: [-36, 0, 2] },
+    rightLeg: { rotate: [-81, -18, 0] }, leftLeg: { rotate: [-81, 18, 0] },
+  } },
+};

@@ -59,7 +59,7 @@ test('avatar: face quadrants, hat on and off, size, circle and background', asyn
   t.is(at(circle, 50, 50)[3], 255);
   const bg = await image('/v1/avatar/ClassicSteve/32?shape=circle&bg=ff0000', 'avatar-bg');
   t.deepEqual(at(bg, 16, 16)[3], 255);
-  t.is(at(bg, 0, 0)[3], 0, 'the background is inside the circle only');
+  t.deepEqual(at(bg, 0, 0), [255, 0, 0, 255], 'the background fills the circle\'s corners');
 });
 
 test('3D render: front shows the face and body front, back shows the backs, top shows the head top', async (t) => {
@@ -162,7 +162,7 @@ test.serial('identical concurrent cold requests render once', async (t) => {
 test('bad image parameters are bad_request; unknown players not_found', async (t) => {
   for (const query of ['/v1/render/ClassicSteve/7', '/v1/render/ClassicSteve/513', '/v1/render/ClassicSteve?yaw=181', '/v1/render/ClassicSteve?pitch=-91',
     '/v1/avatar/ClassicSteve?shape=star', '/v1/avatar/ClassicSteve?bg=red', '/v1/body/ClassicSteve?view=side', '/v1/render/ClassicSteve?scale=9',
-    '/v1/render/ClassicSteve?shadow=2', '/v1/avatar/ClassicSteve/12.5']) {
+    '/v1/render/ClassicSteve?shadow=2', '/v1/avatar/ClassicSteve/12.5', '/v1/render/ClassicSteve?pose=dancing']) {
     const r = await h.get(query);
     t.is(r.status, 400, query);
     t.is(r.json.code, 'bad_request', query);
@@ -170,6 +170,33 @@ test('bad image parameters are bad_request; unknown players not_found', async (t
   const missing = await h.get('/v1/render/NobodyAtAll');
   t.is(missing.status, 404);
   t.is(missing.json.code, 'not_found');
+});
+
+test('pose: each draws its own image with its own ETag and cache entry, on players and uploads', async (t) => {
+  const standing = await h.get('/v1/render/ClassicSteve/96?yaw=20');
+  const waving = await h.get('/v1/render/ClassicSteve/96?yaw=20&pose=waving');
+  t.is(waving.status, 200);
+  t.is(waving.headers.get('x-cache'), 'MISS');
+  t.false(waving.bytes.equals(standing.bytes));
+  t.not(waving.headers.get('etag'), standing.headers.get('etag'));
+  const again = await h.get('/v1/render/ClassicSteve/96?yaw=20&pose=waving');
+  t.is(again.headers.get('x-cache'), 'HIT');
+  t.true(again.bytes.equals(waving.bytes));
+  const named = await h.get('/v1/render/ClassicSteve/96?yaw=20&pose=standing');
+  t.is(named.headers.get('etag'), standing.headers.get('etag'), 'standing is the default');
+  saveArtifact('images', 'render-waving', waving.bytes);
+
+  const upload = async (pose?: string) => {
+    const form = new FormData();
+    form.set('file', new Blob([new Uint8Array(await drawSkin({}))], { type: 'image/png' }), 'skin.png');
+    if (pose) form.set('pose', pose);
+    return h.get('/v1/render/96', { method: 'POST', body: form });
+  };
+  const sitting = await upload('sitting');
+  t.is(sitting.status, 200);
+  saveArtifact('images', 'upload-sitting', sitting.bytes);
+  t.false(sitting.bytes.equals((await upload()).bytes));
+  t.is((await upload('flying')).json.code, 'bad_request');
 });
 
 test('POST /v1/render/{size} renders an uploaded skin; bad files are invalid_skin', async (t) => {

@@ -61,15 +61,26 @@ test('sizes 8 to 512, any integer; HD skins give their finer texels', async (t) 
   for (const [x, y] of [[0, 0], [3, 7], [15, 15]]) t.deepEqual(pixel(p, x * 4 + 1, y * 4 + 1), texel(hd, face.x * 2 + x, face.y * 2 + y));
 });
 
-test('circle: transparent corners, opaque inside, the background only inside', async (t) => {
-  const p = await avatar('avatar-circle', { size: 100, shape: 'circle', bg: 'ff0000', helm: true });
+test('circle: transparent corners, opaque inside', async (t) => {
+  const p = await avatar('avatar-circle', { size: 100, shape: 'circle', helm: true });
   for (const [x, y] of [[0, 0], [99, 0], [0, 99], [99, 99], [10, 10]]) t.is(pixel(p, x, y)[3], 0, `corner ${x},${y}`);
   for (const [x, y] of [[50, 50], [50, 1], [1, 50], [98, 50], [50, 98]]) t.is(pixel(p, x, y)[3], 255, `inside ${x},${y}`);
   let inside = 0;
   for (let i = 3; i < p.data.length; i += 4) if (p.data[i] === 255) inside += 1;
   t.true(Math.abs(inside - Math.PI * 50 * 50) < 100, `${inside} opaque pixels`);
-  // The hat's hole at texel (5, 0) shows the face, not the red background.
+  // The hat's hole at texel (5, 0) shows the face.
   t.deepEqual(pixel(p, 69, 6), texel(skin, face.x + 5, face.y));
+});
+
+test('circle with a background: the colour fills the corners, the face stays inside', async (t) => {
+  const plain = await avatar('avatar-circle-plain', { size: 64, shape: 'circle', helm: true });
+  const p = await avatar('avatar-circle-bg', { size: 64, shape: 'circle', bg: '336699', helm: true });
+  for (const [x, y] of [[0, 0], [63, 0], [0, 63], [63, 63], [6, 6]]) t.deepEqual(pixel(p, x, y), [0x33, 0x66, 0x99, 255], `corner ${x},${y}`);
+  // Inside the circle both are the face (with its hat), pixel for pixel.
+  for (const [x, y] of [[32, 32], [32, 1], [1, 32], [62, 32], [44, 6]]) t.deepEqual(pixel(p, x, y), pixel(plain, x, y), `inside ${x},${y}`);
+  let coloured = 0;
+  for (let i = 0; i < p.data.length; i += 4) if (p.data[i + 3] === 255) coloured += 1;
+  t.is(coloured, 64 * 64, 'no pixel is left transparent');
 });
 
 test('a background fills what the face leaves transparent', async (t) => {

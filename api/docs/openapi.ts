@@ -3,7 +3,7 @@
 // defaults and enumerations are imported from the modules that enforce them.
 import pkg from '../../package.json' with { type: 'json' };
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
-import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
+import { MAX_SKIN_BYTES, POSE_NAMES } from '../../shared/skin-layout.ts';
 import { SERVICE_NAMES, type Config, type ServiceName } from '../config.ts';
 import { ORIENTATION_FILTERS } from '../media/orientation.ts';
 import { SELECTORS } from '../media/selector.ts';
@@ -100,7 +100,8 @@ const angle = (name: 'yaw' | 'pitch', fallback: number) => name === 'yaw'
 const helm = flag('helm', 1, '0 drops the hat layer');
 const outer = flag('outer', 1, '0 hides the second skin layer');
 const renderOptions = [angle('yaw', 0), angle('pitch', 0), flag('shadow', 1, 'shadow under the feet'), outer, bg,
-  query('scale', 'zoom of the figure (default fits the canvas)', between('number', 0.25, 4))];
+  query('scale', 'zoom of the figure (default fits the canvas)', between('number', 0.25, 4)),
+  query('pose', 'how the figure stands', choice(POSE_NAMES, 'standing'), 'waving')];
 
 // ---- responses ------------------------------------------------------------------------------
 

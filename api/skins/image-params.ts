@@ -3,6 +3,7 @@
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import type { ViewOptions } from '../../renderer/jobs.ts';
+import { POSE_NAMES, type PoseName } from '../../shared/skin-layout.ts';
 import { queryFlag, queryParam } from '../http/body.ts';
 
 export type ImageKind = 'avatar' | 'head' | 'body' | 'render' | 'cube';
@@ -12,14 +13,16 @@ export interface ImageOptions extends ViewOptions {
   scale: number | null;
   shape: 'square' | 'circle';
   view: 'front' | 'back';
+  /** Only `render` takes a pose; the others stand. */
+  pose: PoseName;
 }
 
 const DEFAULTS: Record<ImageKind, Omit<ImageOptions, 'kind'>> = {
-  avatar: { size: 128, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front' },
-  head: { size: 128, yaw: 35, pitch: 20, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front' },
-  body: { size: 256, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front' },
-  render: { size: 256, yaw: 0, pitch: 0, shadow: true, outer: true, bg: null, scale: null, shape: 'square', view: 'front' },
-  cube: { size: 256, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front' },
+  avatar: { size: 128, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front', pose: 'standing' },
+  head: { size: 128, yaw: 35, pitch: 20, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front', pose: 'standing' },
+  body: { size: 256, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front', pose: 'standing' },
+  render: { size: 256, yaw: 0, pitch: 0, shadow: true, outer: true, bg: null, scale: null, shape: 'square', view: 'front', pose: 'standing' },
+  cube: { size: 256, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front', pose: 'standing' },
 };
 
 export const SIZE_RANGE = { min: 8, max: 512 } as const;
@@ -65,14 +68,23 @@ export function parseImageOptions(ctx: Context, kind: ImageKind): ImageOptions {
     scale: queryParam(ctx, 'scale') === undefined ? null : number(ctx, 'scale', 1, 0.25, 4, false),
     shape: choice(ctx, 'shape', d.shape, ['square', 'circle'] as const),
     view: choice(ctx, 'view', d.view, ['front', 'back'] as const),
+    pose: kind === 'render' ? choice(ctx, 'pose', d.pose, POSE_NAMES) : d.pose,
   };
 }
+
+/**
+ * The renderer's look: part of every key, so a change to how images are drawn (raise it then)
+ * never serves an image or a 304 of the old look. 2: translucent outer layer, light from the
+ * viewer, smoothed edges, fixed framing, poses, avatar backgrounds in circle corners.
+ */
+const LOOK = 2;
 
 /** Canonical text of the options that change the pixels of this kind of image. */
 export function optionsKey(o: ImageOptions): string {
   switch (o.kind) {
-    case 'avatar': return `avatar:${o.size}:${o.shape}:${+o.outer}:${o.bg ?? '-'}`;
-    case 'body': return `body:${o.size}:${o.view}:${+o.outer}:${o.bg ?? '-'}`;
-    default: return `${o.kind}:${o.size}:${o.yaw}:${o.pitch}:${+o.shadow}:${+o.outer}:${o.bg ?? '-'}:${o.scale ?? '-'}`;
+    case 'avatar': return `${LOOK}:avatar:${o.size}:${o.shape}:${+o.outer}:${o.bg ?? '-'}`;
+    case 'body': return `${LOOK}:body:${o.size}:${o.view}:${+o.outer}:${o.bg ?? '-'}`;
+    case 'render': return `${LOOK}:render:${o.size}:${o.yaw}:${o.pitch}:${+o.shadow}:${+o.outer}:${o.bg ?? '-'}:${o.scale ?? '-'}:${o.pose}`;
+    default: return `${LOOK}:${o.kind}:${o.size}:${o.yaw}:${o.pitch}:${+o.shadow}:${+o.outer}:${o.bg ?? '-'}:${o.scale ?? '-'}`;
   }
 }

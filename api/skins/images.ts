@@ -120,7 +120,7 @@ export class ImageRenderer {
     if (!farm) throw new ApiError('overloaded', { detail: '渲染池未启用 (RENDER_WORKERS=0)', retryAfter: 60 });
     const job: RenderJob = {
       kind: o.kind, skin, slim, cape, size: o.size, yaw: o.yaw, pitch: o.pitch, shadow: o.shadow, outer: o.outer, bg: o.bg,
-      scale: o.scale ?? undefined, view: o.view,
+      scale: o.scale ?? undefined, view: o.view, pose: o.kind === 'render' ? o.pose : undefined,
     };
     return farm.render(job);
   }

@@ -1,5 +1,6 @@
 // Turns upstream profiles into the spec's records (player, profile, UUID) with image addresses.
 import { defaultSkinFor } from '../../shared/default-skin.ts';
+import { POSE_NAMES } from '../../shared/skin-layout.ts';
 import { dashUuid } from '../../shared/uuid.ts';
 import { decodeTexturesValue, textureHash, texturesProperty } from './textures.ts';
 import type { NameHit, RawProfile, SourceId, TexturesPayload } from './types.ts';
@@ -94,6 +95,7 @@ export function imageLinks(publicUrl: string, uuid: string, source: SourceId) {
         outer: { default: RENDER_DEFAULTS.outer, values: [0, 1] },
         bg: { default: RENDER_DEFAULTS.bg, format: 'RRGGBB' },
         scale: { default: null, min: 0.25, max: 4 },
+        pose: { default: 'standing', values: POSE_NAMES },
       },
     },
     cube: { url: at(`cube/${uuid}/256${q}`), sizeable: at(`cube/${uuid}/{size}${q}`) },

@@ -1,44 +1,63 @@
 // Runs inside the headless Chromium page: draws players with three.js and answers PNG data URLs.
-// One WebGL canvas kept out of the document (no compositor), a minimal shader (nearest texel,
-// alpha discard, one fixed shade per face: the game's directional light), orthographic camera
-// fitted to what is drawn so the figure is centred with a margin at any yaw and pitch.
+// One WebGL canvas kept out of the document (no compositor); a minimal shader (nearest texel, a
+// light that comes from the viewer), the outer layer blended back to front, an orthographic
+// camera whose scale depends only on the output size and `scale`, silhouettes smoothed after
+// readback (edges.js).
 import * as THREE from 'three';
 import LAYOUT from '/skin-layout.js';
 import { TEXTURE_LIMIT } from '/page-settings.js';
+import { finishTile } from '/edges.js';
 
 // Colours are texel values, not colours to manage: what the skin says is what the PNG gets.
 THREE.ColorManagement.enabled = false;
 
 const canvas = document.createElement('canvas');
+// No MSAA: on SwiftShader it doubled the cost of a render; edges.js smooths silhouettes instead.
 const renderer = new THREE.WebGLRenderer({ canvas, alpha: true, antialias: false, premultipliedAlpha: false, preserveDrawingBuffer: false });
 renderer.setPixelRatio(1);
 renderer.outputColorSpace = THREE.LinearSRGBColorSpace;
+
+// Light from the viewer's upper left, in view space: a face turned to the viewer keeps 97% of its
+// texel colour, faces turned away darken to the ambient 60%, so the figure reads as 3D from
+// every angle without greying the front.
+const LIGHT = new THREE.Vector3(-0.25, 0.35, 1).normalize();
+const AMBIENT = 0.6;
 
 const VERTEX = `
 varying vec2 vUv;
 varying float vShade;
 void main() {
   vUv = uv;
-  // Object-space normal: the shade belongs to the face, whatever the view.
-  vec3 n = normal;
-  vShade = n.y > 0.5 ? 1.0 : (n.y < -0.5 ? 0.5 : (abs(n.z) > 0.5 ? 0.85 : 0.7));
+  vec3 n = normalize(normalMatrix * normal);
+  vShade = ${AMBIENT.toFixed(2)} + ${(1 - AMBIENT).toFixed(2)} * max(dot(n, vec3(${LIGHT.toArray().map((v) => v.toFixed(5)).join(', ')})), 0.0);
   gl_Position = projectionMatrix * modelViewMatrix * vec4(position, 1.0);
 }`;
+// The drawing buffer holds premultiplied colour (blending and edge smoothing mix it right);
+// finishTile (edges.js) turns it into the PNG's straight colour or puts it over the background.
 const FRAGMENT = `
 uniform sampler2D map;
 varying vec2 vUv;
 varying float vShade;
 void main() {
   vec4 texel = texture2D(map, vUv);
+#ifdef BLEND
+  if (texel.a < 0.002) discard;
+  gl_FragColor = vec4(texel.rgb * vShade * texel.a, texel.a);
+#else
   if (texel.a < 0.5) discard;
   gl_FragColor = vec4(texel.rgb * vShade, 1.0);
+#endif
 }`;
 
-function material(texture) {
+/** Opaque with holes (inner layer, cape), or blended (the outer layer, translucent as in the game). */
+function material(texture, blend) {
   return new THREE.ShaderMaterial({
     vertexShader: VERTEX,
     fragmentShader: FRAGMENT,
     uniforms: { map: { value: texture } },
+    defines: blend ? { BLEND: '' } : {},
+    transparent: blend,
+    premultipliedAlpha: true,
   });
 }
 
@@ -69,25 +88,63 @@ function texturedBox({ w, h, d }, faces, texW, texH, inflate) {
   return geometry;
 }
 
+// Where each part stands (units; feet at y = 0) and the joint it turns about in a pose.
+const PLACE = { head: [0, 28, 0], body: [0, 18, 0], rightLeg: [-2, 6, 0], leftLeg: [2, 6, 0] };
+const PIVOT = { head: [0, 24, 0], body: [0, 24, 0], rightArm: [-5, 22, 0], leftArm: [5, 22, 0], rightLeg: [-2, 12, 0], leftLeg: [2, 12, 0] };
+
+// Inner faces that lie on another part when standing (arms on the body, legs on each other and
+// under the body): never visible, and drawn at the same depth as their neighbour they showed as
+// one-pixel seams. In other poses limbs turn away and these faces can show, so all are drawn.
+const HIDDEN_STANDING = { body: ['top', 'bottom'], rightArm: ['left'], leftArm: ['right'], rightLeg: ['top', 'left'], leftLeg: ['top', 'right'] };
+
 /**
- * Where each part stands (units; feet at y = 0) and how far its outer layer stands off it; its
- * size and texture rectangles come from shared/skin-layout.ts (served as /skin-layout.js).
+ * Size, texture rectangles, place and outer-layer offset of each part; sizes and rectangles come
+ * from shared/skin-layout.ts (served as /skin-layout.js).
  */
 function parts(slim) {
   const model = LAYOUT.parts[slim ? 'slim' : 'classic'];
   const armX = 4 + model.rightArm.size.w / 2;
-  const place = { head: [0, 28, 0], body: [0, 18, 0], rightArm: [-armX, 18, 0], leftArm: [armX, 18, 0], rightLeg: [-2, 6, 0], leftLeg: [2, 6, 0] };
+  const place = { ...PLACE, rightArm: [-armX, 18, 0], leftArm: [armX, 18, 0] };
   return Object.fromEntries(Object.entries(model).map(([name, p]) => [name, { ...p, at: place[name], inflate: name === 'head' ? 0.5 : 0.25 }]));
 }
 
+const degrees = (list) => list.map((d) => THREE.MathUtils.degToRad(d));
+
+/** Where a part of a posed figure goes: about its joint, then moved; the figure lowered. */
+function poseMatrix(pose, name) {
+  const { rotate = [0, 0, 0], move = [0, 0, 0] } = LAYOUT.poses[pose].parts[name] ?? {};
+  const pivot = new THREE.Vector3(...PIVOT[name]);
+  const lower = LAYOUT.poses[pose].lower ?? 0;
+  return new THREE.Matrix4().makeTranslation(pivot.x + move[0], pivot.y + move[1] - lower, pivot.z + move[2])
+    .multiply(new THREE.Matrix4().makeRotationFromEuler(new THREE.Euler(...degrees(rotate), 'ZYX')))
+    .multiply(new THREE.Matrix4().makeTranslation(-pivot.x, -pivot.y, -pivot.z));
+}
+
+/** A part's box in a pose: its pose matrix times its place. */
+function partMatrix(pose, name, p) {
+  return poseMatrix(pose, name).multiply(new THREE.Matrix4().makeTranslation(...p.at));
+}
+
+// The cape hangs from the top of the body's back (its inside touching the body, as in the game),
+// tilted 10 degrees back; its "front" texture faces away from the body, so the box is turned half
+// round. It moves with the body.
+const CAPE_TILT = THREE.MathUtils.degToRad(10);
+function capeMatrix(pose) {
+  return poseMatrix(pose, 'body')
+    .multiply(new THREE.Matrix4().makeTranslation(0, 24, -2))
+    .multiply(new THREE.Matrix4().makeRotationX(CAPE_TILT))
+    .multiply(new THREE.Matrix4().makeTranslation(0, -8, -0.5))
+    .multiply(new THREE.Matrix4().makeRotationY(Math.PI));
+}
+
 const geometryCache = new Map();
-function partGeometry(key, build) {
-  let geometry = geometryCache.get(key);
-  if (!geometry) {
-    geometry = build();
-    geometryCache.set(key, geometry);
+function cached(key, build) {
+  let value = geometryCache.get(key);
+  if (!value) {
+    value = build();
+    geometryCache.set(key, value);
   }
-  return geometry;
+  return value;
 }
 
 function rgbaTexture(base64, width, height) {
@@ -100,6 +157,22 @@ function rgbaTexture(base64, width, height) {
   texture.needsUpdate = true;
   return texture;
 }
+
+/** Whether a cape texture's cape rectangles are all transparent (an elytra-only texture). */
+function blankCape(texture) {
+  if (texture.userData.blank === undefined) {
+    const { data, width } = texture.image;
+    const k = width / 64;
+    const { w, h, d } = LAYOUT.cape.size;
+    let blank = true;
+    for (let y = 0; y < (h + d) * k && blank; y += 1) for (let x = 0; x < (w + d) * 2 * k; x += 1) if (data[(y * width + x) * 4 + 3] !== 0) { blank = false; break; }
+    texture.userData.blank = blank;
+  }
+  return texture.userData.blank;
+}
+
+// The shadow's visible ellipse (the gradient reaches zero at the plane's inscribed ellipse).
+const SHADOW = { w: 18, d: 11 };
 
 // One soft shadow for every job: a new geometry and material per job would leak GPU buffers
 // (nothing disposes them) and cost an upload each time.
@@ -114,81 +187,152 @@ function shadowMesh() {
     gradient.addColorStop(1, 'rgba(0,0,0,0)');
     g.fillStyle = gradient;
     g.fillRect(0, 0, 64, 64);
-    shadow = {
-      geometry: new THREE.PlaneGeometry(20, 12),
-      material: new THREE.MeshBasicMaterial({ map: new THREE.CanvasTexture(c), transparent: true, depthWrite: false }),
-    };
+    const map = new THREE.CanvasTexture(c);
+    map.colorSpace = THREE.NoColorSpace;
+    const mesh = new THREE.Mesh(
+      new THREE.PlaneGeometry(SHADOW.w, SHADOW.d),
+      new THREE.MeshBasicMaterial({ map, transparent: true, depthWrite: false, premultipliedAlpha: true }),
+    );
+    mesh.rotation.x = -Math.PI / 2;
+    mesh.position.y = 0.01;
+    mesh.renderOrder = -1;
+    shadow = mesh;
   }
-  const mesh = new THREE.Mesh(shadow.geometry, shadow.material);
-  mesh.rotation.x = -Math.PI / 2;
-  mesh.position.y = 0.01;
-  mesh.renderOrder = -1;
-  return mesh;
+  return shadow;
 }
 
-/** One geometry for several boxes: one draw call per layer instead of one per box. */
+/**
+ * One geometry for several boxes (one draw call per layer), each box moved by its matrix, faces
+ * in `hidden[name]` left out. Remembers each box's index range and centre, for sorting.
+ */
 function mergeBoxes(boxes) {
-  const positions = [], normals = [], uvs = [], indices = [];
-  let offset = 0;
-  for (const { geometry, at } of boxes) {
+  const positions = [], normals = [], uvs = [], indices = [], ranges = [];
+  const v = new THREE.Vector3();
+  for (const { geometry, matrix, hidden = [] } of boxes) {
+    const offset = positions.length / 3;
+    const normalMatrix = new THREE.Matrix3().getNormalMatrix(matrix);
     const p = geometry.getAttribute('position'), n = geometry.getAttribute('normal'), t = geometry.getAttribute('uv');
     for (let i = 0; i < p.count; i += 1) {
-      positions.push(p.getX(i) + at[0], p.getY(i) + at[1], p.getZ(i) + at[2]);
-      normals.push(n.getX(i), n.getY(i), n.getZ(i));
+      v.fromBufferAttribute(p, i).applyMatrix4(matrix);
+      positions.push(v.x, v.y, v.z);
+      v.fromBufferAttribute(n, i).applyMatrix3(normalMatrix).normalize();
+      normals.push(v.x, v.y, v.z);
       uvs.push(t.getX(i), t.getY(i));
     }
+    const from = indices.length;
     const index = geometry.getIndex();
-    for (let i = 0; i < index.count; i += 1) indices.push(index.getX(i) + offset);
-    offset += p.count;
+    FACE_ORDER.forEach((face, f) => {
+      if (hidden.includes(face)) return;
+      for (let i = f * 6; i < f * 6 + 6; i += 1) indices.push(index.getX(i) + offset);
+    });
+    ranges.push({ from, to: indices.length, centre: new THREE.Vector3().setFromMatrixPosition(matrix) });
   }
   const merged = new THREE.BufferGeometry();
   merged.setAttribute('position', new THREE.Float32BufferAttribute(positions, 3));
   merged.setAttribute('normal', new THREE.Float32BufferAttribute(normals, 3));
   merged.setAttribute('uv', new THREE.Float32BufferAttribute(uvs, 2));
   merged.setIndex(indices);
+  merged.userData = { ranges, order: '' };
   return merged;
 }
 
 const HEAD_ONLY = ['head'];
 const WHOLE = ['head', 'body', 'rightArm', 'leftArm', 'rightLeg', 'leftLeg'];
 
-/** The merged geometry of one layer of the figure (or of the head alone), cached. */
-function layerGeometry(names, layer, slim) {
-  return partGeometry(`${names.length}:${layer}:${slim}`, () => {
+/** The merged geometry of one layer of the figure (or of the head alone) in a pose, cached. */
+function layerGeometry(names, layer, slim, pose) {
+  return cached(`${names.length}:${layer}:${slim}:${pose}`, () => {
     const layout = parts(slim);
     return mergeBoxes(names.map((name) => {
       const p = layout[name];
-      return { geometry: texturedBox(p.size, p[layer], 64, 64, layer === 'outer' ? p.inflate : 0), at: p.at };
+      return {
+        geometry: texturedBox(p.size, p[layer], 64, 64, layer === 'outer' ? p.inflate : 0),
+        matrix: partMatrix(pose, name, p),
+        hidden: layer === 'inner' && pose === 'standing' && names.length > 1 ? HIDDEN_STANDING[name] : [],
+      };
     }));
   });
 }
 
-/** The corners that must fit in the picture, per figure shape (cached). */
-function figurePoints(names, outer, slim) {
-  return partGeometry(`points:${names.length}:${outer}:${slim}`, () => {
+/**
+ * Orders the boxes of a blended layer back to front for this view, so a translucent texel always
+ * blends over what lies behind it (faces of one box, drawn front faces only, never overlap).
+ */
+function sortBackToFront(geometry, towardsViewer) {
+  const { ranges } = geometry.userData;
+  const order = ranges.map((r, i) => i).sort((a, b) => ranges[a].centre.dot(towardsViewer) - ranges[b].centre.dot(towardsViewer));
+  const key = order.join();
+  if (key === geometry.userData.order) return;
+  geometry.userData.order = key;
+  const index = geometry.getIndex();
+  const original = geometry.userData.original ??= index.array.slice();
+  let at = 0;
+  for (const i of order) {
+    index.array.set(original.subarray(ranges[i].from, ranges[i].to), at);
+    at += ranges[i].to - ranges[i].from;
+  }
+  index.needsUpdate = true;
+}
+
+/** Corners of a box of half sizes (x, y, z) under a matrix. */
+function corners(matrix, x, y, z) {
+  const points = [];
+  for (const sx of [-1, 1]) for (const sy of [-1, 1]) for (const sz of [-1, 1]) points.push(new THREE.Vector3(sx * x, sy * y, sz * z).applyMatrix4(matrix));
+  return points;
+}
+
+/** Everything a render may draw in a pose: boxes with their outer layer, the cape, the shadow. */
+function posePoints(pose, slim) {
+  const layout = parts(slim);
+  const points = WHOLE.flatMap((name) => {
+    const p = layout[name];
+    return corners(partMatrix(pose, name, p), p.size.w / 2 + p.inflate, p.size.h / 2 + p.inflate, p.size.d / 2 + p.inflate);
+  });
+  const { w, h, d } = LAYOUT.cape.size;
+  points.push(...corners(capeMatrix(pose), w / 2, h / 2, d / 2));
+  for (let i = 0; i < 32; i += 1) {
+    const a = (i / 32) * Math.PI * 2;
+    points.push(new THREE.Vector3((SHADOW.w / 2) * Math.cos(a), 0, (SHADOW.d / 2) * Math.sin(a)));
+  }
+  return points;
+}
+
+/**
+ * The sphere every view of a kind is fitted to: a sphere's outline has the same size from every
+ * direction, so one skin texel is as large at any yaw, pitch and pose, with or without the shadow,
+ * cape or outer layer; only `size` and `scale` change it. Renders: every pose, cape and shadow of
+ * either model around the figure's middle; head and cube: the head with its hat.
+ */
+const FRAMES = {
+  render: (() => {
+    const centre = new THREE.Vector3(0, 16, 0);
+    const points = Object.keys(LAYOUT.poses).flatMap((pose) => [false, true].flatMap((slim) => posePoints(pose, slim)));
+    return { centre, radius: Math.max(...points.map((p) => p.distanceTo(centre))) };
+  })(),
+  head: { centre: new THREE.Vector3(0, 28, 0), radius: 4.5 * Math.sqrt(3) },
+};
+
+/** The corners the body view (front or back, standing) is fitted to, cached. */
+function bodyPoints(outer, slim) {
+  return cached(`points:${outer}:${slim}`, () => {
     const layout = parts(slim);
-    const points = [];
-    for (const name of names) {
+    return WHOLE.flatMap((name) => {
       const p = layout[name];
       const inflate = outer ? p.inflate : 0;
-      for (const sx of [-1, 1]) for (const sy of [-1, 1]) for (const sz of [-1, 1]) {
-        points.push(new THREE.Vector3(p.at[0] + sx * (p.size.w / 2 + inflate), p.at[1] + sy * (p.size.h / 2 + inflate), p.at[2] + sz * (p.size.d / 2 + inflate)));
-      }
-    }
-    return points;
+      return corners(new THREE.Matrix4().makeTranslation(...p.at), p.size.w / 2 + inflate, p.size.h / 2 + inflate, p.size.d / 2 + inflate);
+    });
   });
 }
 
-// One material per texture, for both layers. Outer boxes are drawn front faces only: their
-// insides show only through holes on the far side, and skipping them is ~15% faster on SwiftShader.
+// Two materials per texture (opaque and blended), dropped with the texture.
 const materials = new Map();
-function materialFor(texture) {
+function materialFor(texture, blend = false) {
   let m = materials.get(texture);
   if (!m) {
-    m = material(texture);
+    m = [material(texture, false), material(texture, true)];
     materials.set(texture, m);
   }
-  return m;
+  return m[blend ? 1 : 0];
 }
 
 // One scene and one camera, refilled per job: three.js keeps render lists and states per scene,
@@ -196,51 +340,51 @@ function materialFor(texture) {
 const scene = new THREE.Scene();
 const camera = new THREE.OrthographicCamera(-1, 1, 1, -1, 0.1, 400);
 
-/** Fills the scene for one job; returns the points that must fit in the picture. */
-function buildScene(job, skinTexture, capeTexture) {
+/** Fills the scene for one job, for a camera looking from `towardsViewer`. */
+function buildScene(job, skinTexture, capeTexture, towardsViewer) {
   scene.clear();
-  const skin = materialFor(skinTexture);
-  const names = job.kind === 'head' || job.kind === 'cube' ? HEAD_ONLY : WHOLE;
-  scene.add(new THREE.Mesh(layerGeometry(names, 'inner', job.slim), skin));
-  if (job.outer) scene.add(new THREE.Mesh(layerGeometry(names, 'outer', job.slim), skin));
-  const points = [...figurePoints(names, job.outer, job.slim)];
-  if (capeTexture && names.length > 1) {
-    // The cape's "front" texture faces away from the body: turn the box half round.
-    const geometry = partGeometry('cape', () => texturedBox(LAYOUT.cape.size, LAYOUT.cape.faces, 64, 32, 0));
+  const whole = job.kind === 'render' || job.kind === 'body';
+  const names = whole ? WHOLE : HEAD_ONLY;
+  const pose = job.kind === 'render' ? job.pose ?? 'standing' : 'standing';
+  scene.add(new THREE.Mesh(layerGeometry(names, 'inner', job.slim, pose), materialFor(skinTexture)));
+  if (job.outer) {
+    const geometry = layerGeometry(names, 'outer', job.slim, pose);
+    sortBackToFront(geometry, towardsViewer);
+    const outer = new THREE.Mesh(geometry, materialFor(skinTexture, true));
+    outer.renderOrder = 1;
+    scene.add(outer);
+  }
+  if (capeTexture && whole && !blankCape(capeTexture)) {
+    const geometry = cached('cape', () => texturedBox(LAYOUT.cape.size, LAYOUT.cape.faces, 64, 32, 0));
     const cape = new THREE.Mesh(geometry, materialFor(capeTexture));
-    const pivot = new THREE.Group();
-    pivot.position.set(0, 24, -2.5);
-    pivot.rotation.x = THREE.MathUtils.degToRad(10);
-    cape.position.set(0, -8, -0.5);
-    cape.rotation.y = Math.PI;
-    pivot.add(cape);
-    scene.add(pivot);
-    pivot.updateMatrixWorld(true);
-    const box = new THREE.Box3().setFromObject(cape);
-    points.push(box.min, box.max, new THREE.Vector3(box.min.x, box.max.y, box.min.z), new THREE.Vector3(box.max.x, box.min.y, box.max.z));
+    cape.matrixAutoUpdate = false;
+    cape.matrix.copy(cached(`cape:${pose}`, () => capeMatrix(pose)));
+    scene.add(cape);
   }
-  if (job.shadow && names.length > 1) {
-    scene.add(shadowMesh());
-    points.push(new THREE.Vector3(-7, 0, -4), new THREE.Vector3(7, 0, 4));
-  }
-  return points;
+  if (job.shadow && job.kind === 'render') scene.add(shadowMesh());
 }
 
-function fitCamera(camera, points, width, height, scale) {
-  camera.updateMatrixWorld(true);
-  const inverse = camera.matrixWorldInverse;
-  let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
-  for (const p of points) {
-    const q = p.clone().applyMatrix4(inverse);
-    minX = Math.min(minX, q.x); maxX = Math.max(maxX, q.x);
-    minY = Math.min(minY, q.y); maxY = Math.max(maxY, q.y);
+/** Half sizes of the view: the frame's sphere, or for `body` the figure's corners, fitted to the output. */
+function fitCamera(job, target, width, height) {
+  let cx = 0, cy = 0, halfW, halfH;
+  if (job.kind === 'body') {
+    camera.updateMatrixWorld(true);
+    let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
+    for (const p of bodyPoints(job.outer, job.slim)) {
+      const q = p.clone().applyMatrix4(camera.matrixWorldInverse);
+      minX = Math.min(minX, q.x); maxX = Math.max(maxX, q.x);
+      minY = Math.min(minY, q.y); maxY = Math.max(maxY, q.y);
+    }
+    cx = (minX + maxX) / 2; cy = (minY + maxY) / 2;
+    halfW = ((maxX - minX) / 2) * 1.08; halfH = ((maxY - minY) / 2) * 1.08;
+  } else {
+    // The camera looks at the sphere's centre: it is the middle of the picture.
+    halfW = halfH = FRAMES[job.kind === 'render' ? 'render' : 'head'].radius * 1.02;
   }
-  const cx = (minX + maxX) / 2, cy = (minY + maxY) / 2;
-  const margin = 1.08;
-  let halfW = ((maxX - minX) / 2) * margin, halfH = ((maxY - minY) / 2) * margin;
   // Keep texels square: widen whichever side is short for the output's aspect.
   const aspect = width / height;
   if (halfW / halfH < aspect) halfW = halfH * aspect; else halfH = halfW / aspect;
+  const scale = job.scale ?? 1;
   halfW /= scale; halfH /= scale;
   camera.left = cx - halfW; camera.right = cx + halfW; camera.top = cy + halfH; camera.bottom = cy - halfH;
   camera.updateProjectionMatrix();
@@ -257,7 +401,7 @@ function texture({ key, base64, width, height }) {
     // A page keeps the textures of its recent jobs only (the worker mirrors this order).
     if (textures.size > TEXTURE_LIMIT) {
       const [oldKey, old] = textures.entries().next().value;
-      materials.get(old)?.dispose();
+      materials.get(old)?.forEach((m) => m.dispose());
       materials.delete(old);
       old.dispose();
       textures.delete(oldKey);
@@ -274,21 +418,22 @@ function outputSize(job) {
 function drawTile(job, x, y) {
   const skin = texture(job.skin);
   const cape = job.cape ? texture(job.cape) : null;
-  const points = buildScene(job, skin, cape);
   const { width, height } = outputSize(job);
   const yaw = THREE.MathUtils.degToRad(job.kind === 'body' ? (job.view === 'back' ? 180 : 0) : job.yaw);
   const pitch = THREE.MathUtils.degToRad(job.kind === 'body' ? 0 : job.pitch);
-  const target = job.kind === 'head' || job.kind === 'cube' ? new THREE.Vector3(0, 28, 0) : new THREE.Vector3(0, 16, 0);
-  camera.position.set(target.x + 100 * Math.sin(yaw) * Math.cos(pitch), target.y + 100 * Math.sin(pitch), target.z + 100 * Math.cos(yaw) * Math.cos(pitch));
+  const target = job.kind === 'body' ? new THREE.Vector3(0, 16, 0) : FRAMES[job.kind === 'render' ? 'render' : 'head'].centre;
+  const towardsViewer = new THREE.Vector3(Math.sin(yaw) * Math.cos(pitch), Math.sin(pitch), Math.cos(yaw) * Math.cos(pitch));
+  camera.position.copy(target).addScaledVector(towardsViewer, 100);
   // Straight down or up: keep "up" meaning towards the figure's back so the view is stable.
   camera.up.set(0, 1, 0);
   if (Math.abs(Math.cos(pitch)) < 1e-6) camera.up.set(-Math.sin(yaw), 0, -Math.cos(yaw));
   camera.lookAt(target);
-  fitCamera(camera, points, width, height, job.scale ?? 1);
+  buildScene(job, skin, cape, towardsViewer);
+  fitCamera(job, target, width, height);
   renderer.setViewport(x, y, width, height);
   renderer.setScissor(x, y, width, height);
-  if (job.bg) renderer.setClearColor(new THREE.Color(`#${job.bg}`), 1);
-  else renderer.setClearColor(0x000000, 0);
+  // Always on transparent: the edges are smoothed against it, the background goes in after.
+  renderer.setClearColor(0x000000, 0);
   renderer.render(scene, camera);
 }
 
@@ -333,6 +478,8 @@ function renderGroup(jobs) {
       const from = ((canvas.height - 1 - (top + row)) * canvas.width + left) * 4;
       image.data.set(frame.subarray(from, from + width * 4), row * width * 4);
     }
+    const bg = jobs[i].bg;
+    finishTile(image.data, width, height, bg ? [0, 2, 4].map((at) => parseInt(bg.slice(at, at + 2), 16)) : null);
     encoder.putImageData(image, 0, 0);
     return encoder.canvas.toDataURL('image/png');
   });

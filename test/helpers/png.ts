@@ -65,6 +65,23 @@ export function count(p: Picture, expected: Rgba, r: Region = everywhere(p)): nu
   return matches(p, expected, r).length;
 }
 
+/**
+ * Number of pixels that are a shade of `expected` together with their eight neighbours. An
+ * anti-aliased edge mixes two colours in a line one pixel wide, and such a mix can happen to be
+ * a shade of a third colour; a face that really shows covers whole blocks.
+ */
+export function solidCount(p: Picture, expected: Rgba, r: Region = everywhere(p)): number {
+  const hit = new Set(matches(p, expected, r).map(({ x, y }) => y * p.width + x));
+  let n = 0;
+  for (const at of hit) {
+    const x = at % p.width;
+    let all = x > 0 && x < p.width - 1;
+    for (let dy = -p.width; all && dy <= p.width; dy += p.width) for (let dx = -1; dx <= 1; dx += 1) if (!hit.has(at + dy + dx)) all = false;
+    if (all) n += 1;
+  }
+  return n;
+}
+
 /** Share of the opaque pixels that are a shade of `expected`. */
 export function share(p: Picture, expected: Rgba): number {
   let opaque = 0;
@@ -91,6 +108,18 @@ export function translucent(p: Picture, r: Region = everywhere(p)): number {
     for (let x = r.x0; x < r.x1; x += 1) {
       const alpha = pixel(p, x, y)[3];
       if (alpha > 0 && alpha < 250) n += 1;
+    }
+  }
+  return n;
+}
+
+/** Number of half-transparent near-black pixels: the soft shadow (anti-aliased edges keep their colour). */
+export function shadowPixels(p: Picture, r: Region = everywhere(p)): number {
+  let n = 0;
+  for (let y = r.y0; y < r.y1; y += 1) {
+    for (let x = r.x0; x < r.x1; x += 1) {
+      const [red, green, blue, alpha] = pixel(p, x, y);
+      if (alpha > 0 && alpha < 250 && red + green + blue < 30) n += 1;
     }
   }
   return n;

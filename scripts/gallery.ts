@@ -1,0 +1,61 @@
+// `npm run gallery`: our own demo players (the fake upstream's, drawn by its skin art) rendered by
+// the real service at several angles and in every pose, in one grid: docs/gallery.png, shown at
+// the top of the README. Run it again whenever the look of renders changes.
+// `npm run gallery -- [--out docs/gallery.png] [--size 128] [--players 6] [--bg f2f4f7]`
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import sharp from 'sharp';
+import { startFakeUpstream } from './fake-upstream/server.ts';
+import { PlayerCatalogue } from './fake-upstream/players.ts';
+import { startApp } from '../test/helpers/service.ts';
+import type { PoseName } from '../shared/skin-layout.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    out: { type: 'string', default: path.join(root, 'docs/gallery.png') },
+    size: { type: 'string', default: '128' },
+    players: { type: 'string', default: '6' },
+    bg: { type: 'string', default: 'f2f4f7' },
+  },
+});
+const size = Number(values.size);
+
+/** The columns: one view each (the README lists them in this order). */
+const VIEWS: Array<{ yaw: number; pitch: number; pose: PoseName }> = [
+  { yaw: 25, pitch: 12, pose: 'standing' },
+  { yaw: -35, pitch: 10, pose: 'walking' },
+  { yaw: 40, pitch: 10, pose: 'running' },
+  { yaw: 20, pitch: 12, pose: 'crouching' },
+  { yaw: -20, pitch: 8, pose: 'waving' },
+  { yaw: 30, pitch: 18, pose: 'crossed-arms' },
+  { yaw: -40, pitch: 15, pose: 'sitting' },
+  { yaw: 155, pitch: 15, pose: 'standing' },
+];
+
+// The fake's hand-made official players that have a picture (a skin, or none: the default skin),
+// leaving out the ones made to fail.
+const players = new PlayerCatalogue().official
+  .filter((p) => !p.behaviour && typeof p.skin !== 'string')
+  .slice(0, Number(values.players))
+  .map((p) => p.name);
+
+const fake = await startFakeUpstream();
+const app = await startApp({ SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', RENDER_WORKERS: '2', ...fake.env });
+try {
+  const tiles = await Promise.all(players.flatMap((name, row) => VIEWS.map(async (view, column) => {
+    const query = new URLSearchParams({ yaw: String(view.yaw), pitch: String(view.pitch), pose: view.pose, bg: values.bg! });
+    const response = await fetch(`${app.urls.skins}/v1/render/${name}/${size}?${query}`);
+    if (!response.ok) throw new Error(`${name} ${query}: HTTP ${response.status}`);
+    return { input: Buffer.from(await response.arrayBuffer()), left: column * size, top: row * size };
+  })));
+  const png = await sharp({ create: { width: VIEWS.length * size, height: players.length * size, channels: 3, background: `#${values.bg}` } })
+    .composite(tiles).png({ compressionLevel: 9 }).toBuffer();
+  writeFileSync(values.out!, png);
+  console.log(`${values.out}: ${players.join(', ')} x ${VIEWS.map((v) => v.pose).join(', ')} (${Math.round(png.length / 1024)} KB)`);
+} finally {
+  await app.stop();
+  await fake.close();
+}
