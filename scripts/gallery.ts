@@ -35,10 +35,9 @@ const VIEWS: Array<{ yaw: number; pitch: number; pose: PoseName }> = [
   { yaw: 155, pitch: 15, pose: 'standing' },
 ];
 
-// The fake's hand-made official players that have a picture (a skin, or none: the default skin),
-// leaving out the ones made to fail.
+// The fake's demo players: official ones wearing a drawn look (not the test pattern).
 const players = new PlayerCatalogue().official
-  .filter((p) => !p.behaviour && typeof p.skin !== 'string')
+  .filter((p) => !p.behaviour && typeof p.skin === 'object' && p.skin?.look !== undefined)
   .slice(0, Number(values.players))
   .map((p) => p.name);
 
