@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import puppeteer, { type Browser, type CDPSession, type Page } from 'puppeteer-core';
 import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize, POSES } from '../shared/skin-layout.ts';
-import type { PageJob, PageTexture, WireTexture, WorkerTask, WorkerResult } from './jobs.ts';
+import type { PageJob, PageTexture, WireJob, WireTexture, WorkerTask, WorkerResult } from './jobs.ts';
 
 const ORIGIN = 'http://skinfarm.render';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -41,17 +41,37 @@ const FILES: Record<string, { type: string; body: string }> = {
   '/page-settings.js': { type: 'text/javascript', body: `export const TEXTURE_LIMIT = ${TEXTURE_LIMIT};` },
 };
 
-/** Texture keys the page holds, in its own eviction order (it keeps the newest TEXTURE_LIMIT). */
+/**
+ * Texture keys the page holds, least recently used first: the same rule as the page's takeIn()
+ * (a batch's textures are touched or added in job order, then the oldest beyond TEXTURE_LIMIT go).
+ */
 class PageTextures {
   private readonly keys = new Set<string>();
 
-  forPage(texture: WireTexture): PageTexture {
-    if (this.keys.has(texture.key)) return { key: texture.key, width: texture.width, height: texture.height, base64: null };
+  /** The batch's jobs as the page gets them: bytes only for textures the page lacks. */
+  forBatch(jobs: WireJob[]): PageJob[] {
+    const mapped = jobs.map((job) => ({ ...job, skin: this.touch(job.skin), cape: job.cape ? this.touch(job.cape) : null }));
+    for (const key of this.keys) {
+      if (this.keys.size <= TEXTURE_LIMIT) break;
+      this.keys.delete(key);
+    }
+    return mapped;
+  }
+
+  /** Forgets keys the page turned out to lack, so their bytes are sent again. */
+  forget(keys: Iterable<string>): void {
+    for (const key of keys) this.keys.delete(key);
+  }
+
+  private touch(texture: WireTexture): PageTexture {
+    const known = this.keys.delete(texture.key);
     this.keys.add(texture.key);
-    if (this.keys.size > TEXTURE_LIMIT) this.keys.delete(this.keys.values().next().value!);
-    return { key: texture.key, width: texture.width, height: texture.height, base64: Buffer.from(texture.data.buffer, texture.data.byteOffset, texture.data.byteLength).toString('base64') };
+    return { key: texture.key, width: texture.width, height: texture.height, base64: known ? null : Buffer.from(texture.data.buffer, texture.data.byteOffset, texture.data.byteLength).toString('base64') };
   }
 }
+
+/** The page's error for a texture it does not hold. */
+const MISSING = /^texture \S+ is not in the page$/;
 
 /** This worker's page number: the page lives in browser slot % browsers. */
 const { slot } = Piscina.workerData as { slot: number };
@@ -136,8 +156,16 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
   const { textures } = current;
   try {
     if (task.info) return { info: (await evaluate(current, 'webglInfo()', task.timeoutMs)) as WorkerResult['info'] };
-    const jobs: PageJob[] = task.jobs.map((job) => ({ ...job, skin: textures.forPage(job.skin), cape: job.cape ? textures.forPage(job.cape) : null }));
-    const answers = (await evaluate(current, `renderJobs(${JSON.stringify(jobs)})`, task.timeoutMs)) as Array<string | { error: string }>;
+    const draw = (jobs: WireJob[]) => evaluate(current, `renderJobs(${JSON.stringify(textures.forBatch(jobs))})`, task.timeoutMs) as Promise<Array<string | { error: string }>>;
+    const answers = await draw(task.jobs);
+    // Should the page ever lack a texture the mirror thought it held, those jobs go once more
+    // with their bytes rather than failing.
+    const lacking = answers.flatMap((a, i) => (typeof a === 'object' && MISSING.test(a.error) ? [i] : []));
+    if (lacking.length > 0) {
+      textures.forget(lacking.flatMap((i) => [task.jobs[i].skin.key, ...(task.jobs[i].cape ? [task.jobs[i].cape!.key] : [])]));
+      const again = await draw(lacking.map((i) => task.jobs[i]));
+      lacking.forEach((i, n) => { answers[i] = again[n]; });
+    }
     return {
       images: answers.map((a) => (typeof a === 'string' ? Buffer.from(a.slice(a.indexOf(',') + 1), 'base64') : { error: a.error })),
     };

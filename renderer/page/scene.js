@@ -390,24 +390,41 @@ function fitCamera(job, target, width, height) {
   camera.updateProjectionMatrix();
 }
 
-// The worker mirrors this map's keys and order, and sends a texture's bytes only when it is new.
+// Textures by key, least recently used first. The worker mirrors this map (PageTextures in
+// render-worker.ts) and sends a texture's bytes only when the page lacks it.
 const textures = new Map();
-function texture({ key, base64, width, height }) {
-  let t = textures.get(key);
-  if (!t) {
-    if (!base64) throw new Error(`texture ${key} is not in the page`);
-    t = rgbaTexture(base64, width, height);
-    textures.set(key, t);
-    // A page keeps the textures of its recent jobs only (the worker mirrors this order).
-    if (textures.size > TEXTURE_LIMIT) {
-      const [oldKey, old] = textures.entries().next().value;
-      materials.get(old)?.forEach((m) => m.dispose());
-      materials.delete(old);
-      old.dispose();
-      textures.delete(oldKey);
+
+/** A texture the batch has taken in. */
+function texture({ key }) {
+  const t = textures.get(key);
+  if (!t) throw new Error(`texture ${key} is not in the page`);
+  return t;
+}
+
+/**
+ * Takes in a batch's textures in job order (new ones from their bytes, known ones moved to the
+ * newest end), then drops the least recently used beyond TEXTURE_LIMIT: a batch never loses a
+ * texture it is about to draw. One that is neither here nor sent fails its own job only.
+ */
+function takeIn(jobs) {
+  for (const job of jobs) {
+    for (const wanted of job.cape ? [job.skin, job.cape] : [job.skin]) {
+      const known = textures.get(wanted.key);
+      if (known) {
+        textures.delete(wanted.key);
+        textures.set(wanted.key, known);
+      } else if (wanted.base64) {
+        textures.set(wanted.key, rgbaTexture(wanted.base64, wanted.width, wanted.height));
+      }
     }
   }
-  return t;
+  while (textures.size > TEXTURE_LIMIT) {
+    const [oldKey, old] = textures.entries().next().value;
+    materials.get(old)?.forEach((m) => m.dispose());
+    materials.delete(old);
+    old.dispose();
+    textures.delete(oldKey);
+  }
 }
 
 function outputSize(job) {
@@ -487,11 +504,7 @@ function renderGroup(jobs) {
 
 /** Renders jobs (grouped by output size); each answer is a PNG data URL or {error}, in order. */
 window.renderJobs = (jobs) => {
-  // Take in new textures in job order first: the worker's mirror of this cache counts on it.
-  for (const job of jobs) {
-    texture(job.skin);
-    if (job.cape) texture(job.cape);
-  }
+  takeIn(jobs);
   const answers = new Array(jobs.length);
   const groups = new Map();
   jobs.forEach((job, i) => {
