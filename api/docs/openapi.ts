@@ -303,7 +303,7 @@ function skinsPaths(add: Add, example: string): void {
   add('skins', 'get', '/v1/profile/{uuid}', {
     summary: 'Profile record', params: [uuidPath, source, pretty], ok: data('profile record', 'ProfileRecord'), errors: ['missing_param', ...LOOKUP_ERRORS], limit: normal,
   });
-  const batchErrors = ['missing_param', 'too_many_names', 'bad_request', 'bad_source', 'upstream_error', 'upstream_timeout'] as const;
+  const batchErrors = ['missing_param', 'too_many_names', 'bad_request', 'bad_source', 'upstream_error', 'upstream_busy', 'upstream_timeout'] as const;
   const batchNote = `At most ${BATCH_LIMIT} names and UUIDs together; unresolved ones are listed in missing.`;
   add('skins', 'get', '/v1/batch', {
     summary: 'Batch lookup (comma-separated)', description: batchNote,
