@@ -5,6 +5,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
 import { SERVICE_NAMES, type Config, type ServiceName } from '../config.ts';
+import { EXEMPT as SHED_EXEMPT } from '../http/load-shed.ts';
 import { ORIENTATION_FILTERS } from '../media/orientation.ts';
 import { SELECTORS } from '../media/selector.ts';
 import { TYPE_INFO } from '../search/types.ts';
@@ -194,12 +195,9 @@ interface Spec {
   conditional?: boolean;
 }
 
-// Paths the load shedder never refuses (api/http/load-shed.ts); any other may answer 503 overloaded.
-const NEVER_SHED = new Set(['/v1/status', '/health', '/metrics']);
-
 function operation(services: ServiceId[], method: Method, path: string, spec: Spec): Operation {
   const errors: ErrorCode[] = [...spec.errors ?? [], ...(spec.limit ? ['rate_limited' as const] : []),
-    ...(spec.body ? ['payload_too_large' as const] : []), ...(NEVER_SHED.has(path) ? [] : ['overloaded' as const])];
+    ...(spec.body ? ['payload_too_large' as const] : []), ...(SHED_EXEMPT.has(path) ? [] : ['overloaded' as const])]; // overloaded: the load shedder's 503
   const ok = spec.limit ? { ...spec.ok, headers: { ...spec.ok.headers, ...RATE_HEADERS } } : spec.ok;
   const limitNote = spec.limit ? `Rate limit: ${spec.limit.perMinute} requests per minute per IP (group ${spec.limit.group}).` : '';
   const description = [spec.description, limitNote].filter(Boolean).join(' ');
