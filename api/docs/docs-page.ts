@@ -35,7 +35,8 @@ interface Field { name: string; where: string; required: boolean; schema: Record
 function endpoints(doc: OpenApiDocument, service: ServiceId): Endpoint[] {
   return Object.entries(doc.paths).flatMap(([path, item]) => {
     const base = item.servers.find((s) => s['x-service'] === service)?.url ?? '';
-    return METHODS.flatMap((method) => {
+    // HEAD twins of GET endpoints get no card of their own: the GET card says so.
+    return METHODS.filter((method) => method !== 'head').flatMap((method) => {
       const op = item[method];
       return op?.tags.includes(service) ? [{ service, base, path, method, op }] : [];
     });
@@ -87,7 +88,7 @@ const contentTypes = (op: Operation) => Object.keys(op.responses[successStatus(o
 
 function example(e: Endpoint): string {
   const params = e.op.parameters ?? [];
-  const path = e.path.replace(/\{(\w+)\}/g, (whole, name: string) => params.find((p) => p.name === name)?.example ?? whole);
+  const path = e.path.replace(/\{(\w+)\}/g, (whole, name: string) => String(params.find((p) => p.name === name)?.example ?? whole));
   const query = params.filter((p) => p.in === 'query' && p.example !== undefined).map((p) => `${p.name}=${encodeURIComponent(p.example!)}`);
   return `${e.base}${path}${query.length ? `?${query.join('&')}` : ''}`;
 }
@@ -102,7 +103,7 @@ function curl(doc: OpenApiDocument, e: Endpoint): string {
   const form = body['multipart/form-data'];
   if (form) {
     parts.push('-F file=@skin.png');
-    for (const [name, value] of Object.entries(form.example as Record<string, unknown> ?? {})) parts.push(`-F ${name}=${value}`);
+    for (const [name, value] of Object.entries(form.example as Record<string, unknown> ?? {})) if (name !== 'file') parts.push(`-F ${name}=${value}`);
   }
   if (contentTypes(e.op).some((t) => t.startsWith('image/') || t === '*/*')) parts.push('-o out');
   return `${parts.join(' ')} '${example(e)}'`;
@@ -113,7 +114,7 @@ function input(text: Text, p: Parameter): string {
   const label = `${escapeHtml(p.name)}${p.required ? ' *' : ''}`;
   if (Array.isArray(p.schema.enum)) {
     const fallback = p.schema.default === undefined ? '' : ` (${escapeHtml(p.schema.default)})`;
-    const options = p.schema.enum.map((v) => `<option${String(v) === p.example ? ' selected' : ''}>${escapeHtml(v)}</option>`).join('');
+    const options = p.schema.enum.map((v) => `<option${String(v) === String(p.example) ? ' selected' : ''}>${escapeHtml(v)}</option>`).join('');
     return `<label>${label} <select ${attrs}><option value="">${text.defaultOption}${fallback}</option>${options}</select></label>`;
   }
   const placeholder = p.schema.default !== undefined ? String(p.schema.default) : p.description;

@@ -5,6 +5,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import { MAX_SKIN_BYTES, POSE_NAMES } from '../../shared/skin-layout.ts';
 import { SERVICE_NAMES, type Config, type ServiceName } from '../config.ts';
+import { EXEMPT as SHED_EXEMPT } from '../http/load-shed.ts';
 import { ORIENTATION_FILTERS } from '../media/orientation.ts';
 import { SELECTORS } from '../media/selector.ts';
 import { TYPE_INFO } from '../search/types.ts';
@@ -15,14 +16,18 @@ import { RATE_GROUPS } from '../skins/routes.ts';
 import { envelope, errorBody, object, oneOfValues, PLAYER_SOURCES, ref, SCHEMAS, type Schema } from './schemas.ts';
 
 export type ServiceId = ServiceName;
-export const METHODS = ['get', 'post', 'patch', 'delete'] as const;
+export const METHODS = ['get', 'head', 'post', 'patch', 'delete'] as const;
 export type Method = typeof METHODS[number];
 
 export interface Server { url: string; description: string; 'x-service': ServiceId }
-export interface Parameter { name: string; in: 'path' | 'query' | 'header'; required: boolean; description: string; schema: Schema; example?: string }
+export interface Parameter { name: string; in: 'path' | 'query' | 'header'; required: boolean; description: string; schema: Schema; example?: string | number }
 export interface MediaType { schema: Schema; example?: unknown }
 export interface RequestBody { required: boolean; description?: string; content: Record<string, MediaType> }
-export interface Response { description: string; headers?: Record<string, { $ref: string }>; content?: Record<string, MediaType> }
+export interface Response {
+  description: string; headers?: Record<string, { $ref: string }>; content?: Record<string, MediaType>;
+  /** For the answers in components.responses, which apply to any path: their status. */
+  'x-status'?: number;
+}
 export type SecurityRequirement = Record<string, string[]>;
 export interface SecurityScheme {
   type: 'apiKey' | 'http'; in?: 'header' | 'query' | 'cookie'; name?: string; scheme?: 'basic' | 'bearer'; description: string;
@@ -37,16 +42,20 @@ export interface Operation {
   parameters?: Parameter[];
   requestBody?: RequestBody;
   responses: Record<string, Response>;
-  security?: SecurityRequirement[];
+  /** `[]` for public operations; `{}` in the list makes credentials optional. */
+  security: SecurityRequirement[];
 }
 export type PathItem = { servers: Server[] } & Partial<Record<Method, Operation>>;
 export interface OpenApiDocument {
   openapi: string;
-  info: { title: string; version: string; description: string };
+  info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
   servers: Server[];
   tags: Array<{ name: ServiceId; description: string }>;
   paths: Record<string, PathItem>;
-  components: { schemas: Record<string, Schema>; headers: Record<string, { description: string; schema: Schema }>; securitySchemes: Record<string, SecurityScheme> };
+  components: {
+    schemas: Record<string, Schema>; responses: Record<string, Response>; headers: Record<string, { description: string; schema: Schema }>;
+    securitySchemes: Record<string, SecurityScheme>;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -79,7 +88,7 @@ const MEDIA_PRIVATE = ['mediaBasic', 'mediaPassword', 'mediaToken'];
 // ---- parameters -----------------------------------------------------------------------------
 
 function param(name: string, where: Parameter['in'], description: string, schema: Schema, example?: string | number): Parameter {
-  return { name, in: where, required: where === 'path', description, schema, ...(example !== undefined ? { example: String(example) } : {}) };
+  return { name, in: where, required: where === 'path', description, schema, ...(example !== undefined ? { example } : {}) };
 }
 const query = (name: string, description: string, schema: Schema, example?: string | number) => param(name, 'query', description, schema, example);
 const required = (p: Parameter): Parameter => ({ ...p, required: true });
@@ -115,6 +124,9 @@ const HEADERS = {
   'Cache-Control': header(`public, max-age=${IMAGE_MAX_AGE}, immutable`),
   'X-Cache': header('HIT, MISS or STALE', choice(['HIT', 'MISS', 'STALE'])),
   Location: header('where to go'),
+  Allow: header('the methods this path answers'),
+  'Content-Range': header('bytes first-last/size of a 206; bytes */size of a 416'),
+  'Access-Control-Allow-Methods': header('GET, POST, OPTIONS'),
 };
 /** References to shared headers (components.headers), keyed by name as responses list them. */
 const headers = (...names: Array<keyof typeof HEADERS>) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
@@ -126,17 +138,38 @@ function json(description: string, schema: Schema): Response {
 const data = (description: string, name: string) => json(`${description} (envelope, data: ${name})`, envelope(ref(name)));
 const png = (description: string): Response => ({ description, headers: headers('ETag', 'Cache-Control', 'X-Cache'), content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } });
 const html = (description: string): Response => ({ description, content: { 'text/html': { schema: text } } });
+const HTML = { schema: text };
 const redirect = (description: string): Response => ({ description, headers: headers('Location') });
 
-/** One response per HTTP status, listing the codes it stands for, in the service's error shape. */
-function errorResponses(shape: 'ErrorEnvelope' | 'SearchError', codes: readonly ErrorCode[]): Record<string, Response> {
+const ERROR_SHAPE: Record<ServiceId, 'ErrorEnvelope' | 'SearchError'> = { skins: 'ErrorEnvelope', media: 'ErrorEnvelope', search: 'SearchError' };
+
+/** The error body of the given codes in the shape of each service answering the path. */
+function errorSchema(services: readonly ServiceId[], codes: ErrorCode[]): Schema {
+  const shapes = [...new Set(services.map((s) => ERROR_SHAPE[s]))];
+  return shapes.length === 1 ? errorBody(shapes[0], codes) : { anyOf: shapes.map((shape) => errorBody(shape, codes)) };
+}
+
+/** One response per HTTP status, listing the codes it stands for, in the services' error shape. */
+function errorResponses(services: readonly ServiceId[], codes: readonly ErrorCode[], htmlToo: boolean): Record<string, Response> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) byStatus.set(ERROR_CODES[code].status, [...byStatus.get(ERROR_CODES[code].status) ?? [], code]);
   return Object.fromEntries([...byStatus].sort(([a], [b]) => a - b).map(([status, list]) => [String(status), {
-    description: list.map((code) => `\`${code}\``).join(', '),
+    description: list.map((code) => `\`${code}\``).join(', ') + (htmlToo ? ' (a browser gets an HTML page)' : ''),
     ...(status === 429 || status === 503 ? { headers: headers('Retry-After') } : {}),
-    content: { 'application/json': { schema: errorBody(shape, list) } },
+    content: { 'application/json': { schema: errorSchema(services, list) }, ...(htmlToo ? { 'text/html': HTML } : {}) },
   }]));
+}
+
+/** Answers that no operation lists, because they apply to any path (see info.description). */
+function anyPathResponses(): Record<string, Response> {
+  const all = [...SERVICE_NAMES];
+  const error = (status: number, code: ErrorCode, description: string, more: Partial<Response> = {}): Response =>
+    ({ description, 'x-status': status, ...more, content: { 'application/json': { schema: errorSchema(all, [code]) } } });
+  return {
+    RouteNotFound: error(404, 'route_not_found', 'A path the service does not answer: `route_not_found`.'),
+    MethodNotAllowed: error(405, 'method_not_allowed', 'A method a documented path does not answer: `method_not_allowed`; Allow names the methods it does.', { headers: headers('Allow') }),
+    Preflight: { description: 'An OPTIONS request (CORS preflight) on any path: no body.', 'x-status': 204, headers: headers('Access-Control-Allow-Methods') },
+  };
 }
 
 // ---- operations -----------------------------------------------------------------------------
@@ -148,8 +181,14 @@ interface Spec {
   body?: RequestBody;
   ok: Response;
   /** Status of the success answer (200 unless given). */
-  status?: '200' | '201' | '302';
+  status?: '200' | '201' | '204' | '302';
+  /** Other non-error answers (a redirect, a partial file). */
+  more?: Record<string, Response>;
   errors?: readonly ErrorCode[];
+  /** Error answers are HTML pages for a browser (a form post, a login callback). */
+  htmlErrors?: boolean;
+  /** Also described as HEAD: the GET's status and headers without a body. */
+  head?: boolean;
   security?: SecurityRequirement[];
   /** Per-IP quota per 60 s window (adds the rate-limit headers and 429). */
   limit?: { group: string; perMinute: number };
@@ -157,10 +196,9 @@ interface Spec {
   conditional?: boolean;
 }
 
-const ERROR_SHAPE: Record<ServiceId, 'ErrorEnvelope' | 'SearchError'> = { skins: 'ErrorEnvelope', media: 'ErrorEnvelope', search: 'SearchError' };
-
 function operation(services: ServiceId[], method: Method, path: string, spec: Spec): Operation {
-  const errors: ErrorCode[] = [...spec.errors ?? [], ...(spec.limit ? ['rate_limited' as const] : [])];
+  const errors: ErrorCode[] = [...spec.errors ?? [], ...(spec.limit ? ['rate_limited' as const] : []),
+    ...(spec.body ? ['payload_too_large' as const] : []), ...(SHED_EXEMPT.has(path) ? [] : ['overloaded' as const])]; // overloaded: the load shedder's 503
   const ok = spec.limit ? { ...spec.ok, headers: { ...spec.ok.headers, ...RATE_HEADERS } } : spec.ok;
   const limitNote = spec.limit ? `Rate limit: ${spec.limit.perMinute} requests per minute per IP (group ${spec.limit.group}).` : '';
   const description = [spec.description, limitNote].filter(Boolean).join(' ');
@@ -174,11 +212,18 @@ function operation(services: ServiceId[], method: Method, path: string, spec: Sp
     ...(spec.body ? { requestBody: spec.body } : {}),
     responses: {
       [spec.status ?? '200']: ok,
+      ...spec.more,
       ...(spec.conditional ? { 304: { description: 'not modified (If-None-Match matched the ETag)' } } : {}),
-      ...errorResponses(ERROR_SHAPE[services[0]], errors),
+      ...errorResponses(services, errors, spec.htmlErrors ?? false),
     },
-    ...(spec.security ? { security: spec.security } : {}),
+    security: spec.security ?? [],
   };
+}
+
+/** The HEAD twin of a GET: the same statuses and headers, no bodies. */
+function headOf(get: Operation): Operation {
+  const responses = Object.fromEntries(Object.entries(get.responses).map(([status, { content: _body, ...response }]) => [status, response]));
+  return { ...get, operationId: get.operationId.replace('_get_', '_head_'), summary: `${get.summary} (headers only)`, responses };
 }
 
 type Add = (services: ServiceId | ServiceId[], method: Method, path: string, spec: Spec) => void;
@@ -208,6 +253,7 @@ function imagePaths(add: Add, example: string): void {
       params: [namePath(example), param('size', where, 'pixels', sizeSchema, size), ...options, source],
       ok: png('the image'),
       conditional: true,
+      head: true,
       errors: ['bad_request', ...LOOKUP_ERRORS, ...(kind === 'avatar' ? [] : ['render_failed', 'overloaded'] as const)],
       limit: image,
     });
@@ -215,10 +261,13 @@ function imagePaths(add: Add, example: string): void {
     add('skins', 'get', `/v1/${kind}/{name}/{size}`, spec('path'));
   }
   const field = (p: Parameter) => [p.name, { ...p.schema, description: p.description }];
-  add('skins', 'post', '/v1/render/{size}', {
+  // The upload is POST /v1/render/<size>. OpenAPI forbids a second template that differs from
+  // /v1/render/{name} only in its parameter's name, so it shares that path item and its segment.
+  add('skins', 'post', '/v1/render/{name}', {
     summary: 'Render an uploaded skin',
-    description: 'The render options may also be given in the query. The answer is not cached (Cache-Control: no-store).',
-    params: [param('size', 'path', 'pixels', between('integer', SIZE_RANGE.min, SIZE_RANGE.max, 256), 256)],
+    description: 'The path segment is the size in pixels (POST /v1/render/256); there is no player name. '
+      + 'The render options may also be given in the query. The answer is not cached (Cache-Control: no-store).',
+    params: [param('name', 'path', 'the size in pixels (this segment holds no name for an upload)', between('integer', SIZE_RANGE.min, SIZE_RANGE.max, 256), 256)],
     body: {
       required: true,
       content: {
@@ -228,12 +277,12 @@ function imagePaths(add: Add, example: string): void {
             model: { ...choice(['classic', 'slim']), description: 'else guessed from the pixels' },
             ...Object.fromEntries(renderOptions.map(field)),
           }, ['model', ...renderOptions.map((p) => p.name)]),
-          example: { model: 'slim', yaw: 30 },
+          example: { file: '(the PNG file)', model: 'slim', yaw: 30 },
         },
       },
     },
     ok: png('the render of the uploaded skin'),
-    errors: ['missing_param', 'bad_request', 'invalid_skin', 'payload_too_large', 'render_failed', 'overloaded'],
+    errors: ['missing_param', 'bad_request', 'invalid_skin', 'render_failed', 'overloaded'],
     limit: image,
   });
 }
@@ -253,7 +302,7 @@ function skinsPaths(add: Add, example: string): void {
   add('skins', 'get', '/v1/profile/{uuid}', {
     summary: 'Profile record', params: [uuidPath, source, pretty], ok: data('profile record', 'ProfileRecord'), errors: ['missing_param', ...LOOKUP_ERRORS], limit: normal,
   });
-  const batchErrors = ['missing_param', 'too_many_names', 'bad_request', 'bad_source', 'upstream_error', 'upstream_timeout'] as const;
+  const batchErrors = ['missing_param', 'too_many_names', 'bad_request', 'bad_source', 'upstream_error', 'upstream_busy', 'upstream_timeout'] as const;
   const batchNote = `At most ${BATCH_LIMIT} names and UUIDs together; unresolved ones are listed in missing.`;
   add('skins', 'get', '/v1/batch', {
     summary: 'Batch lookup (comma-separated)', description: batchNote,
@@ -264,7 +313,7 @@ function skinsPaths(add: Add, example: string): void {
   add('skins', 'post', '/v1/batch', {
     summary: 'Batch lookup (JSON body)', description: batchNote, params: [pretty],
     body: { required: true, content: { 'application/json': { schema: ref('BatchRequest'), example: { names: [example, 'Nobody'], type: 'profile' } } } },
-    ok: data('batch result', 'BatchResult'), errors: [...batchErrors, 'payload_too_large'], limit: batch,
+    ok: data('batch result', 'BatchResult'), errors: batchErrors, limit: batch,
   });
   add('skins', 'get', '/v1/decode', {
     summary: 'Decode a base64 textures value',
@@ -291,7 +340,7 @@ function skinsPaths(add: Add, example: string): void {
     add('skins', 'get', `/v1/${kind}/{name}`, {
       summary: `Raw ${kind} PNG`, description: `The unprocessed texture as the upstream serves it; 404 no_texture when the player has no ${kind}.`,
       params: [namePath(example), flag('download', 0, '1 adds download headers'), flag('upload', 1, `0 ignores a skin-site upload and uses the official ${kind}`), source],
-      ok: png(`the ${kind} texture`), conditional: true, errors: ['bad_request', 'no_texture', ...LOOKUP_ERRORS], limit: image,
+      ok: png(`the ${kind} texture`), conditional: true, head: true, errors: ['bad_request', 'no_texture', ...LOOKUP_ERRORS], limit: image,
     });
   }
   imagePaths(add, example);
@@ -304,7 +353,7 @@ function skinsPaths(add: Add, example: string): void {
     summary: 'Login callback', description: 'Browsers get an HTML page on failure, other clients the envelope.',
     params: [query('code', 'from the authorisation page', text), query('state', 'from the authorisation page', text), query('error', 'set when the provider refused (access_denied: the user said no)', text), query('iss', 'the issuer, when the provider names it (RFC 9207)', text)],
     status: '302', ok: redirect('to / when logged in'),
-    errors: ['oauth_state_mismatch', 'oauth_issuer_mismatch', 'oauth_denied', 'missing_param', 'oauth_failed', 'oauth_not_configured'], limit: normal,
+    errors: ['oauth_state_mismatch', 'oauth_issuer_mismatch', 'oauth_denied', 'missing_param', 'oauth_failed', 'oauth_not_configured'], htmlErrors: true, limit: normal,
   });
   add('skins', 'get', '/oauth/logout', { summary: 'End the session', status: '302', ok: redirect('to /'), errors: ['cross_site_request'] });
   const session = requires('session', '');
@@ -326,6 +375,7 @@ function skinsPaths(add: Add, example: string): void {
   });
 
   add('skins', 'get', '/status', { summary: 'Status page (HTML)', description: 'Probes upstreams only when its button is pressed.', ok: html('the page') });
+  add('skins', 'get', '/favicon.ico', { summary: 'No icon', description: 'An empty answer browsers may cache for a day.', status: '204', ok: { description: 'no content' } });
   add('skins', 'get', '/docs', { summary: 'This documentation (HTML)', ok: html('the page') });
   add('skins', 'get', '/openapi.json', { summary: 'This description (OpenAPI 3.1)', ok: json('the document', { type: 'object' }) });
 }
@@ -333,18 +383,21 @@ function skinsPaths(add: Add, example: string): void {
 function mediaPaths(add: Add): void {
   const alias = 'scenery';
   const selectors = Object.entries(SELECTORS).map(([name, s]) =>
-    query(name, `random ${s.private ? 'private ' : 'public '}${s.type} of the category with this alias${s.private ? ' (password needed)' : ''}`, text, name === 'img' ? alias : undefined));
-  add('media', 'get', '/', {
-    summary: 'A random file of a category (or the landing page)',
-    description: 'One selector per request. Without format the file itself is answered (Cache-Control: no-store, Content-Location: its permanent address); '
-      + 'without any selector the HTML landing page lists the public categories.',
-    params: [...selectors, query('orientation', 'only files of this orientation (square files match neither)', choice(ORIENTATION_FILTERS)),
-      query('format', 'a JSON description instead of the file', choice(['json']), 'json'), flag('redirect', 0, '302 to the permanent address')],
+    query(name, `media: random ${s.private ? 'private ' : 'public '}${s.type} of the category with this alias${s.private ? ' (password needed)' : ''}`, text, name === 'img' ? alias : undefined));
+  // Every service answers / (a page for people); only media takes parameters there.
+  add(['media', 'skins', 'search'], 'get', '/', {
+    summary: 'A random file of a category (media), or the service\'s page for people',
+    description: 'Media: one selector per request. Without format the file itself is answered (Cache-Control: no-store, Content-Location: its permanent address); '
+      + 'with redirect=1 a 302 to that address; without any selector the HTML landing page lists the public categories. '
+      + 'Skins: the landing page. Search: the front page for a browser; a client asking for JSON gets 404 `route_not_found`.',
+    params: [...selectors, query('orientation', 'media: only files of this orientation (square files match neither)', choice(ORIENTATION_FILTERS)),
+      query('format', 'media: a JSON description instead of the file', choice(['json']), 'json'), flag('redirect', 0, 'media: 302 to the permanent address')],
     ok: {
-      description: 'the file, its JSON description (format=json), or the landing page',
-      content: { 'application/json': { schema: ref('MediaItem') }, 'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } }, 'video/*': { schema: { type: 'string', contentMediaType: 'video/*' } }, 'text/html': { schema: text } },
+      description: 'the file, its JSON description (format=json), or an HTML page',
+      content: { 'application/json': { schema: ref('MediaItem') }, 'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } }, 'video/*': { schema: { type: 'string', contentMediaType: 'video/*' } }, 'text/html': HTML },
     },
-    errors: ['bad_request', 'password_required', 'wrong_password', 'category_not_found', 'empty_category', 'overloaded'],
+    more: { 302: redirect('media, redirect=1: to the file\'s permanent address /f/<id>.<ext>') },
+    errors: ['bad_request', 'password_required', 'wrong_password', 'category_not_found', 'empty_category', 'route_not_found'],
     security: requires('', ...MEDIA_PRIVATE),
     limit: mediaLimit,
   });
@@ -353,7 +406,12 @@ function mediaPaths(add: Add): void {
     description: 'Immutable while the file is unchanged; ETag, Last-Modified, single byte ranges (206, 416) and HEAD. Private files need credentials.',
     params: [param('file', 'path', '<id>.<ext> from a JSON answer or a redirect', { type: 'string', pattern: '^[0-9a-f]{24}\\.[a-z0-9]{2,5}$' })],
     ok: { description: 'the file', content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+    more: {
+      206: { description: 'the bytes of a single Range', headers: headers('Content-Range'), content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+      416: { description: 'a Range outside the file (no body)', headers: headers('Content-Range') },
+    },
     conditional: true,
+    head: true,
     errors: ['route_not_found', 'password_required', 'wrong_password', 'overloaded'],
     security: requires('', ...MEDIA_PRIVATE),
     limit: mediaFileLimit,
@@ -365,12 +423,14 @@ function mediaPaths(add: Add): void {
   add('media', 'get', '/login', { summary: 'Login form (HTML)', ok: html('the form'), limit: mediaLimit });
   add('media', 'post', '/login', {
     summary: 'Trade the password for a link token',
-    description: 'A form post gets an HTML page with the token and links; JSON gets JSON. 10 password checks per IP per 10 minutes.',
+    description: 'A form post gets an HTML page with the token and links (or the form again with the reason, under the error status); JSON gets JSON. '
+      + '10 password checks per IP per 10 minutes.',
     body: {
       required: true,
       content: { 'application/json': { schema: ref('MediaLogin'), example: { password: 'PASSWORD' } }, 'application/x-www-form-urlencoded': { schema: ref('MediaLogin') } },
     },
-    ok: json('the token', ref('MediaToken')), errors: ['bad_request', 'wrong_password', 'payload_too_large'], limit: mediaLimit,
+    ok: { description: 'the token (JSON), or a page with it (form post)', content: { 'application/json': { schema: ref('MediaToken') }, 'text/html': HTML } },
+    errors: ['bad_request', 'wrong_password'], htmlErrors: true, limit: mediaLimit,
   });
 }
 
@@ -389,7 +449,7 @@ function searchPaths(add: Add): void {
   add('search', 'post', '/v1/search', {
     summary: 'Search (JSON body)', description, params: [pretty],
     body: { required: true, content: { 'application/json': { schema: ref('SearchRequest'), example: { query: example, type: 'email' } } } },
-    ok: json('search result', ref('SearchResult')), errors: [...searchErrors, 'payload_too_large'], security: requires('searchApiKey'),
+    ok: json('search result', ref('SearchResult')), errors: searchErrors, security: requires('searchApiKey'),
   });
   add('search', 'get', '/v1/types', { summary: 'Query types with a description and an example', description: 'No key needed.', params: [pretty], ok: json('the types', ref('SearchTypes')) });
 
@@ -400,7 +460,7 @@ function searchPaths(add: Add): void {
   add('search', 'post', '/v1/admin/keys', {
     summary: 'Create a key', description: 'The key itself is in this answer only; just its hash is stored.',
     body: body('CreateKey', { name: 'acme', plan: 'premium', duration: '2m', request_limit: 10000 }),
-    status: '201', ok: json('the key record and the key', ref('ApiKeyCreated')), errors: [...adminErrors, 'bad_request', 'payload_too_large'], security: admin,
+    status: '201', ok: json('the key record and the key', ref('ApiKeyCreated')), errors: [...adminErrors, 'bad_request'], security: admin,
   });
   add('search', 'get', '/v1/admin/keys', { summary: 'List keys', params: [pretty], ok: json('every key record', ref('ApiKeyList')), errors: adminErrors, security: admin });
   add('search', 'patch', '/v1/admin/keys/{id}', {
@@ -419,6 +479,7 @@ function sharedPaths(add: Add): void {
   add([...SERVICE_NAMES], 'get', '/metrics', {
     summary: 'Prometheus metrics', description: 'The same registry on every service port. With METRICS_TOKEN set a bearer token is required.',
     ok: { description: 'Prometheus text format', content: { 'text/plain': { schema: text } } },
+    more: { 401: { description: 'METRICS_TOKEN is set and the request does not carry it', content: { 'text/plain': { schema: text } } } },
     security: requires('', 'metricsToken'),
   });
 }
@@ -430,10 +491,12 @@ export function buildOpenApi(config: Config, env: Env = process.env): OpenApiDoc
   const paths: Record<string, PathItem> = {};
   const add: Add = (services, method, path, spec) => {
     const list = [services].flat();
-    const item = paths[path] ??= { servers: servers.filter((s) => list.includes(s['x-service'])) };
+    // Servers in the order given: tools that take a path's first server get the one it is for.
+    const item = paths[path] ??= { servers: list.map((id) => servers.find((s) => s['x-service'] === id)!) };
     // Path keys are shared by all services: two services may not claim one path differently.
     if (item[method] || item.servers.some((s) => !list.includes(s['x-service']))) throw new Error(`${method} ${path} is described twice`);
     item[method] = operation(list, method, path, spec);
+    if (spec.head) item.head = headOf(item[method]!);
   };
   skinsPaths(add, config.demoPlayer);
   mediaPaths(add);
@@ -445,11 +508,15 @@ export function buildOpenApi(config: Config, env: Env = process.env): OpenApiDoc
       title: 'Skinfarm',
       version: pkg.version,
       description: 'Three services, each at its own address (see servers; every path names its own). '
-        + 'Every answer carries X-Request-Id, X-Response-Time and Access-Control-Allow-Origin: *; OPTIONS preflights are answered.',
+        + 'Every answer carries X-Request-Id, X-Response-Time and Access-Control-Allow-Origin: *. '
+        + 'Answers that apply to any path are in components.responses (their status in x-status): OPTIONS on any path is a CORS preflight (204); '
+        + 'a method a documented path does not list is 405 with Allow; a path a service does not list is 404. '
+        + 'Every GET also answers HEAD with the same status and headers and no body (described separately where clients use it: images, textures, media files).',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers,
     tags: SERVICE_NAMES.map((name) => ({ name, description: TAGS[name] })),
     paths,
-    components: { schemas: SCHEMAS, headers: HEADERS, securitySchemes: SECURITY },
+    components: { schemas: SCHEMAS, responses: anyPathResponses(), headers: HEADERS, securitySchemes: SECURITY },
   };
 }

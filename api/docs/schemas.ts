@@ -116,7 +116,8 @@ const SKINS: Record<string, Schema> = {
   }),
   BatchHit: object({ query: str('as asked'), id: hex32, dashed, name: str(), source: SOURCE }),
   BatchResult: object({
-    found: array({ oneOf: [ref('BatchHit'), { allOf: [ref('BatchHit'), ref('ProfileRecord')] }] }, { description: 'full profile records with type=profile' }),
+    // Exclusive branches: an entry with a profile is a whole profile record, one without is a hit.
+    found: array({ oneOf: [{ allOf: [ref('BatchHit'), { properties: { profile: false } }] }, { allOf: [ref('BatchHit'), ref('ProfileRecord')] }] }, { description: 'full profile records with type=profile' }),
     missing: array(str(), { description: 'names and UUIDs resolved nowhere (invalid ones too)' }),
     source: oneOfValues(PLAYER_SOURCES),
     count: int(),
@@ -184,7 +185,7 @@ const MEDIA: Record<string, Schema> = {
     totals: object({ categories: int(), files: int(), calls: int('selector requests ever answered') }),
   }),
   MediaLogin: object({ password: str() }),
-  MediaToken: object({ token: str('use as ?token= on private selectors and files'), expiresAt: int('Unix seconds'), categories: array(str()) }),
+  MediaToken: object({ token: str('use as ?token= on private selectors and files'), expires_at: int('Unix seconds'), categories: array(str()) }),
   SkinsHealth: object({
     status: { const: 'ok' }, service: { const: 'skins' }, version: str(), uptime_s: int(),
     render: object({ workers: int('RENDER_WORKERS'), pages_alive: int('Chromium pages able to render') }),

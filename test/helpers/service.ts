@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { checkAnswer } from './openapi-validator.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -110,8 +111,19 @@ export async function startApp(env: Record<string, string>, options: StartOption
   return app;
 }
 
-/** fetch() returning status, headers and parsed JSON (or the raw bytes). */
-export async function call(url: string, init?: RequestInit) {
+export interface CallOptions {
+  /**
+   * Why this answer is not checked against the OpenAPI document: a request the document does not
+   * cover on purpose (a deliberately malformed one, a test-only route). Use sparingly.
+   */
+  undocumented?: string;
+}
+
+/**
+ * fetch() returning status, headers and parsed JSON (or the raw bytes). Answers of our services are
+ * checked against the OpenAPI document; a mismatch fails the calling test.
+ */
+export async function call(url: string, init?: RequestInit, options: CallOptions = {}) {
   let response: Response;
   try {
     response = await fetch(url, init);
@@ -125,5 +137,7 @@ export async function call(url: string, init?: RequestInit) {
   const bytes = Buffer.from(await response.arrayBuffer());
   const type = response.headers.get('content-type') ?? '';
   const json = type.includes('json') && bytes.length ? JSON.parse(bytes.toString('utf8')) : undefined;
-  return { status: response.status, headers: response.headers, json, bytes, text: bytes.toString('utf8') };
+  const answer = { status: response.status, headers: response.headers, json, bytes, text: bytes.toString('utf8') };
+  if (!options.undocumented) await checkAnswer(url, init?.method ?? 'GET', answer);
+  return answer;
 }

@@ -1,12 +1,12 @@
 // A fake upstream plus the real skins service pointed at it, for one test file.
 import { startFakeUpstream, type FakeUpstream, type FakeUpstreamOptions } from '../../scripts/fake-upstream/server.ts';
-import { call, startApp, type RunningApp } from './service.ts';
+import { call, startApp, type CallOptions, type RunningApp } from './service.ts';
 
 export interface SkinsHarness {
   fake: FakeUpstream;
   app: RunningApp;
   base: string;
-  get(path: string, init?: RequestInit): ReturnType<typeof call>;
+  get(path: string, init?: RequestInit, options?: CallOptions): ReturnType<typeof call>;
   stop(): Promise<void>;
 }
 
@@ -22,7 +22,7 @@ export async function startSkins(env: Record<string, string> = {}, fakeOptions: 
     fake,
     app,
     base,
-    get: (path, init) => call(`${base}${path}`, init),
+    get: (path, init, options) => call(`${base}${path}`, init, options),
     async stop() {
       await app.stop();
       await fake.close();
