@@ -5,7 +5,6 @@ import pkg from '../../package.json' with { type: 'json' };
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import { MAX_SKIN_BYTES, POSE_NAMES } from '../../shared/skin-layout.ts';
 import { SERVICE_NAMES, type Config, type ServiceName } from '../config.ts';
-import { EXEMPT as SHED_EXEMPT } from '../http/load-shed.ts';
 import { ORIENTATION_FILTERS } from '../media/orientation.ts';
 import { SELECTORS } from '../media/selector.ts';
 import { TYPE_INFO } from '../search/types.ts';
@@ -198,7 +197,8 @@ interface Spec {
 
 function operation(services: ServiceId[], method: Method, path: string, spec: Spec): Operation {
   const errors: ErrorCode[] = [...spec.errors ?? [], ...(spec.limit ? ['rate_limited' as const] : []),
-    ...(spec.body ? ['payload_too_large' as const] : []), ...(SHED_EXEMPT.has(path) ? [] : ['overloaded' as const])]; // overloaded: the load shedder's 503
+    // overloaded: every port answers 503 while its service starts, and the load shedder's 503 after.
+    ...(spec.body ? ['payload_too_large' as const] : []), 'overloaded' as const];
   const ok = spec.limit ? { ...spec.ok, headers: { ...spec.ok.headers, ...RATE_HEADERS } } : spec.ok;
   const limitNote = spec.limit ? `Rate limit: ${spec.limit.perMinute} requests per minute per IP (group ${spec.limit.group}).` : '';
   const description = [spec.description, limitNote].filter(Boolean).join(' ');
@@ -396,7 +396,11 @@ function mediaPaths(add: Add): void {
       description: 'the file, its JSON description (format=json), or an HTML page',
       content: { 'application/json': { schema: ref('MediaItem') }, 'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } }, 'video/*': { schema: { type: 'string', contentMediaType: 'video/*' } }, 'text/html': HTML },
     },
-    more: { 302: redirect('media, redirect=1: to the file\'s permanent address /f/<id>.<ext>') },
+    more: {
+      302: redirect('media, redirect=1: to the file\'s permanent address /f/<id>.<ext>'),
+      206: { description: 'media, a Range request: the bytes of the file this client was last given for this selection (a player seeking)', headers: headers('Content-Range'), content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } },
+      416: { description: 'media, a Range outside that file (no body)', headers: headers('Content-Range') },
+    },
     errors: ['bad_request', 'password_required', 'wrong_password', 'category_not_found', 'empty_category', 'route_not_found'],
     security: requires('', ...MEDIA_PRIVATE),
     limit: mediaLimit,

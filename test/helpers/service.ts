@@ -70,7 +70,8 @@ export async function startApp(env: Record<string, string>, options: StartOption
     };
     readline.createInterface({ input: child.stdout! }).on('line', onLine);
     readline.createInterface({ input: child.stderr! }).on('line', (line) => rawLog.push(line));
-    child.once('exit', (code) => {
+    // 'close', not 'exit': the last lines may still be in the pipe when the process has exited.
+    child.once('close', (code) => {
       clearTimeout(timer);
       reject(new Error(`service exited with ${code} before it was ready:\n${rawLog.join('\n')}`));
     });
