@@ -196,9 +196,11 @@ interface Spec {
 }
 
 function operation(services: ServiceId[], method: Method, path: string, spec: Spec): Operation {
-  const errors: ErrorCode[] = [...spec.errors ?? [], ...(spec.limit ? ['rate_limited' as const] : []),
+  // Any operation with query parameters refuses one given twice (bad_request).
+  const repeated = spec.params?.some((p) => p.in === 'query') ? ['bad_request' as const] : [];
+  const errors: ErrorCode[] = [...new Set<ErrorCode>([...spec.errors ?? [], ...repeated, ...(spec.limit ? ['rate_limited' as const] : []),
     // overloaded: every port answers 503 while its service starts, and the load shedder's 503 after.
-    ...(spec.body ? ['payload_too_large' as const] : []), 'overloaded' as const];
+    ...(spec.body ? ['payload_too_large' as const] : []), 'overloaded' as const])];
   const ok = spec.limit ? { ...spec.ok, headers: { ...spec.ok.headers, ...RATE_HEADERS } } : spec.ok;
   const limitNote = spec.limit ? `Rate limit: ${spec.limit.perMinute} requests per minute per IP (group ${spec.limit.group}).` : '';
   const description = [spec.description, limitNote].filter(Boolean).join(' ');

@@ -74,9 +74,9 @@ const SKINS: Record<string, Schema> = {
   },
   ErrorEnvelope: {
     type: 'object',
-    description: 'A failure of the skins or the media service; `message` is human-readable.',
+    description: 'A failure of the skins or the media service; `message` is human-readable (Chinese from skins, English from media), `message_en` the skins explanation in English.',
     required: ['code', 'success', 'message', 'data', 'timestamp'],
-    properties: { code: oneOfValues(Object.keys(ERROR_CODES)), success: { const: false }, message: str(), data: { type: 'null' }, timestamp: int('Unix time in seconds') },
+    properties: { code: oneOfValues(Object.keys(ERROR_CODES)), success: { const: false }, message: str(), message_en: str('skins only: the message in English'), data: { type: 'null' }, timestamp: int('Unix time in seconds') },
   },
   UuidRecord: object({ id: hex32, dashed, name: str(), source: SOURCE, cached: bool('the answer came from the service cache') }),
   Profile: object({ id: hex32, name: str(), properties: array(object({ name: str('e.g. textures'), value: str('base64') })) }),

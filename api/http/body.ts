@@ -21,7 +21,7 @@ export async function readJson(ctx: Context, maxBytes = 256 * 1024): Promise<unk
   }
 }
 
-/** First value of a query parameter ("" and absent both mean not given). */
+/** A query parameter ("" and absent both mean not given; a repeated one was refused by errorHandler). */
 export function queryParam(ctx: Context, name: string): string | undefined {
   const raw = ctx.query[name];
   const value = Array.isArray(raw) ? raw[0] : raw;

@@ -46,9 +46,18 @@ export function toApiError(error: unknown): ApiError | null {
   return null;
 }
 
+/** A query parameter given twice is ambiguous wherever it is, so it is refused everywhere. */
+function rejectRepeatedParameters(ctx: Context): void {
+  if (!ctx.querystring) return;
+  for (const [name, value] of Object.entries(ctx.query)) {
+    if (Array.isArray(value)) throw new ApiError('bad_request', { detail: { zh: `${name.slice(0, 64)} 只能出现一次`, en: `${name.slice(0, 64)} is given more than once` } });
+  }
+}
+
 export function errorHandler(format: ErrorFormatter, log: () => Logger): Middleware {
   return async (ctx, next) => {
     try {
+      rejectRepeatedParameters(ctx);
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError('route_not_found', { detail: ctx.path });
     } catch (error) {

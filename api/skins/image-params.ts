@@ -27,11 +27,18 @@ const DEFAULTS: Record<ImageKind, Omit<ImageOptions, 'kind'>> = {
 
 export const SIZE_RANGE = { min: 8, max: 512 } as const;
 
+/** Plain decimal numbers only: Number() would also take "0x40", "1e2", " 64" and "064". */
+const INTEGER = /^-?(0|[1-9]\d*)$/;
+const DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?$/;
+
 function number(ctx: Context, name: string, fallback: number, min: number, max: number, integer: boolean, raw = queryParam(ctx, name)): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < min || value > max) {
-    throw new ApiError('bad_request', { detail: `${name} 必须是 ${min} 到 ${max} 之间的${integer ? '整数' : '数字'}` });
+  if (!(integer ? INTEGER : DECIMAL).test(raw) || value < min || value > max) {
+    throw new ApiError('bad_request', { detail: {
+      zh: `${name} 必须是 ${min} 到 ${max} 之间的${integer ? '整数' : '数字'}`,
+      en: `${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`,
+    } });
   }
   return value;
 }
@@ -39,7 +46,9 @@ function number(ctx: Context, name: string, fallback: number, min: number, max: 
 function choice<T extends string>(ctx: Context, name: string, fallback: T, allowed: readonly T[]): T {
   const raw = queryParam(ctx, name);
   if (raw === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new ApiError('bad_request', { detail: `${name} 只能是 ${allowed.join(' 或 ')}` });
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ApiError('bad_request', { detail: { zh: `${name} 只能是 ${allowed.join(' 或 ')}`, en: `${name} must be ${allowed.join(' or ')}` } });
+  }
   return raw as T;
 }
 
@@ -47,14 +56,18 @@ function color(ctx: Context): string | null {
   const raw = queryParam(ctx, 'bg');
   if (raw === undefined || raw === 'transparent') return null;
   const hex = raw.replace(/^#/, '');
-  if (!/^[0-9a-fA-F]{6}$/.test(hex)) throw new ApiError('bad_request', { detail: 'bg 必须是 RRGGBB 十六进制颜色' });
+  if (!/^[0-9a-fA-F]{6}$/.test(hex)) throw new ApiError('bad_request', { detail: { zh: 'bg 必须是 RRGGBB 十六进制颜色', en: 'bg must be a RRGGBB hex colour' } });
   return hex.toLowerCase();
 }
 
 /** Reads and validates every option of an image request; the size may come from the path. */
 export function parseImageOptions(ctx: Context, kind: ImageKind): ImageOptions {
   const d = DEFAULTS[kind];
-  const size = number(ctx, 'size', d.size, SIZE_RANGE.min, SIZE_RANGE.max, true, ctx.params.size ?? queryParam(ctx, 'size'));
+  const inQuery = queryParam(ctx, 'size');
+  if (ctx.params.size !== undefined && inQuery !== undefined) {
+    throw new ApiError('bad_request', { detail: { zh: 'size 只能在路径或查询参数中给出一次', en: 'size is given both in the path and in the query' } });
+  }
+  const size = number(ctx, 'size', d.size, SIZE_RANGE.min, SIZE_RANGE.max, true, ctx.params.size ?? inQuery);
   const helm = queryFlag(ctx, 'helm', true);
   return {
     kind,

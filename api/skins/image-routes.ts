@@ -39,7 +39,11 @@ export function imageRouter(service: SkinsService, limit: Middleware): Router {
     if (!file) throw new ApiError('missing_param', { detail: 'file (multipart/form-data)' });
     const fields = (ctx.request as { body?: Record<string, string> }).body ?? {};
     // Form fields count like query parameters so one parser validates both.
-    for (const [name, value] of Object.entries(fields)) if (typeof value === 'string' && ctx.query[name] === undefined) ctx.query = { ...ctx.query, [name]: value };
+    for (const [name, value] of Object.entries(fields)) {
+      // A field given twice, or in both the form and the query, is as ambiguous as a repeated parameter.
+      if (typeof value !== 'string' || ctx.query[name] !== undefined) throw new ApiError('bad_request', { detail: { zh: `${name} 只能出现一次`, en: `${name} is given more than once` } });
+      ctx.query = { ...ctx.query, [name]: value };
+    }
     const model = queryParam(ctx, 'model');
     if (model !== undefined && model !== 'classic' && model !== 'slim') throw new ApiError('bad_request', { detail: { zh: 'model 只能是 classic 或 slim', en: 'model must be classic or slim' } });
     const options = parseImageOptions(ctx, 'render');
