@@ -16,11 +16,11 @@ import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-
 import { onClientError } from './http/client-error.ts';
 import { protectMetrics } from './metrics.ts';
 import { connectRedis } from './redis.ts';
-import { createMediaService, VERSION as MEDIA_VERSION } from './media/service.ts';
+import { createMediaService } from './media/service.ts';
 import { formatSearchError } from './search/errors.ts';
-import { createSearchService, VERSION as SEARCH_VERSION } from './search/service.ts';
+import { createSearchService } from './search/service.ts';
 import type { Service, SharedDeps } from './service.ts';
-import { createSkinsService, VERSION as SKINS_VERSION } from './skins/service.ts';
+import { createSkinsService } from './skins/service.ts';
 import { createUpstreams } from './skins/upstreams.ts';
 
 const FACTORIES: Record<ServiceName, (deps: SharedDeps) => Promise<Service>> = {
@@ -30,10 +30,10 @@ const FACTORIES: Record<ServiceName, (deps: SharedDeps) => Promise<Service>> = {
 };
 
 /** What a port answers while its service starts: the service's own error format. */
-const STARTING: Record<ServiceName, { version: string; formatError: ErrorFormatter }> = {
-  skins: { version: SKINS_VERSION, formatError: errorEnvelope },
-  media: { version: MEDIA_VERSION, formatError: englishErrorEnvelope },
-  search: { version: SEARCH_VERSION, formatError: formatSearchError },
+const STARTING: Record<ServiceName, ErrorFormatter> = {
+  skins: errorEnvelope,
+  media: englishErrorEnvelope,
+  search: formatSearchError,
 };
 
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -67,7 +67,7 @@ function drain(server: http.Server): Promise<void> {
 
 /** A port's handler: 503 `overloaded` with Retry-After until the service is handed over. */
 function startingApp(name: ServiceName, config: Config, log: Logger) {
-  const { app } = createHttpApp({ service: name, ...STARTING[name], log, trustProxy: config.trustProxy, accessLog: config.accessLog, maxLagMs: 0 });
+  const { app } = createHttpApp({ service: name, formatError: STARTING[name], log, config: { ...config, maxLagMs: 0 } });
   app.use(() => { throw new ApiError('overloaded', { detail: 'starting', retryAfter: 1 }); });
   return app;
 }

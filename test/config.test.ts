@@ -1,8 +1,11 @@
 // One configuration pass: every variable of every service is read and validated before anything
 // starts, so a bad value anywhere stops the process with 78 and starts no browser.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import test from 'ava';
 import { ConfigError, loadConfig } from '../api/config.ts';
-import { startApp } from './helpers/service.ts';
+import { call, ROOT, startApp } from './helpers/service.ts';
 
 test('a bad media setting stops the start with 78 before any browser starts', async (t) => {
   const error = await t.throwsAsync(startApp({ SERVICES: 'skins,media', RENDER_WORKERS: '1', MEDIA_RATE_LIMIT: 'lots', MEDIA_PUBLIC_URL: 'javascript:alert(1)' }));
@@ -21,4 +24,18 @@ test('integers are plain decimal digits: hex, exponents and padding are refused'
   const config = loadConfig({ RENDER_WORKERS: ' 3 ', MEDIA_RATE_LIMIT: '42' });
   t.is(config.render.workers, 3);
   t.is(config.media.rateLimit, 42);
+});
+
+test('one app shell: ACCESS_LOG applies to every service, and each reports package.json\'s version', async (t) => {
+  const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-shell-'));
+  const app = await startApp({ ACCESS_LOG: 'false', MEDIA_DIR: path.join(dir, 'media'), DATA_DIR: path.join(dir, 'data') });
+  t.teardown(() => app.stop());
+  for (const service of ['skins', 'media', 'search'] as const) {
+    const health = await call(`${app.urls[service]}/health`);
+    t.is(health.json.version, version, service);
+    t.is(health.headers.get('x-powered-by'), `Skinfarm-${service}/${version}`);
+  }
+  await call(`${app.urls.media}/?img=scenery&format=json`);
+  t.false(app.logs.some((l) => l.msg === 'request'), 'no access log line from any service');
 });

@@ -2,7 +2,8 @@
 import Koa from 'koa';
 import type { Logger } from '../../shared/log.ts';
 import { metricsRoute } from '../metrics.ts';
-import type { TrustProxy } from './client-address.ts';
+import type { Config } from '../config.ts';
+import { VERSION } from '../version.ts';
 import { cors } from './cors.ts';
 import { lagMonitor } from './load-shed.ts';
 import { jsonSerializer } from './envelope.ts';
@@ -14,10 +15,9 @@ import { ServiceRoutes } from './routes.ts';
 export type AppState = RequestState;
 
 export interface HttpAppOptions {
-  service: string; version: string; log: Logger; trustProxy: TrustProxy; formatError: ErrorFormatter;
-  accessLog?: boolean;
-  /** Event-loop lag (ms) above which requests are shed (0 = never). */
-  maxLagMs?: number;
+  service: string; log: Logger; formatError: ErrorFormatter;
+  /** TRUST_PROXY, ACCESS_LOG and MAX_EVENT_LOOP_LAG_MS: every service applies them the same way. */
+  config: Pick<Config, 'trustProxy' | 'accessLog' | 'maxLagMs'>;
 }
 
 export interface HttpApp { app: Koa<AppState>; routes: ServiceRoutes }
@@ -27,14 +27,14 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = new Koa<AppState>({ proxy: false });
   // Errors are answered by errorHandler; Koa's default logger would print stack traces.
   app.silent = true;
-  registerShell(app as never, { poweredBy: poweredBy(options.service, options.version), format: options.formatError });
+  registerShell(app as never, { poweredBy: poweredBy(options.service, VERSION), format: options.formatError });
   app.on('error', (err: unknown) => options.log.error('koa error', { err }));
-  app.use(requestContext(options.service, options.version, options.log, options.accessLog ?? true, options.trustProxy));
+  app.use(requestContext(options.service, VERSION, options.log, options.config.accessLog, options.config.trustProxy));
   app.use(jsonSerializer());
   app.use(cors());
   app.use(errorHandler(options.formatError, () => options.log));
   app.use(metricsRoute());
-  app.use(lagMonitor.middleware(options.maxLagMs ?? 250));
+  app.use(lagMonitor.middleware(options.config.maxLagMs));
   const routes = new ServiceRoutes(app);
   app.use(routes.methodGuard());
   return { app, routes };

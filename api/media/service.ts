@@ -17,8 +17,8 @@ import { LibraryScanner } from './scanner.ts';
 import { StickyPicks } from './sticky.ts';
 import { TokenSigner } from './token.ts';
 import { LibraryWatcher } from './watcher.ts';
+import { VERSION } from '../version.ts';
 
-export const VERSION = '1.0.0';
 /** Clients whose random pick is remembered at once (about 100 bytes each). */
 const MAX_STICKY_CLIENTS = 50_000;
 
@@ -56,7 +56,7 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   const access = new PrivateAccess({ verifier, signer, limiter: deps.limiter, tokenTtlSeconds: settings.tokenTtlSeconds });
   const counter: CallCounter = await createCallCounter(deps.redis, settings.dataDir, log);
 
-  const { app, routes } = createHttpApp({ service: 'media', version: VERSION, log, trustProxy: deps.config.trustProxy, formatError: englishErrorEnvelope });
+  const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: englishErrorEnvelope });
   const sticky = new StickyPicks(settings.stickySeconds, MAX_STICKY_CLIENTS);
   routes.mount(mediaRouter({ library, scanner, access, counter, limiter: deps.limiter, settings, sticky, version: VERSION }));
 

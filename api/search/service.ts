@@ -21,8 +21,8 @@ import { LocalIndexSource } from './sources/local.ts';
 import { PlayersSource } from './sources/players.ts';
 import type { SearchSource } from './sources/source.ts';
 import type { TypedValue } from './types.ts';
+import { VERSION } from '../version.ts';
 
-export const VERSION = '1.0.0';
 
 export async function createSearchService(deps: SharedDeps): Promise<SearchService> {
   const { search } = deps.config;
@@ -55,7 +55,7 @@ export class SearchService implements Service {
       new PlayersSource(deps),
       ipAnalyser, domainAnalyser, phoneAnalyser, macAnalyser, emailAnalyser,
     ];
-    const { app, routes } = createHttpApp({ service: 'search', version: VERSION, log: deps.log, trustProxy: deps.config.trustProxy, formatError: formatSearchError });
+    const { app, routes } = createHttpApp({ service: 'search', log: deps.log, config: deps.config, formatError: formatSearchError });
     this.app = app;
     routes.mount(searchRouter(this));
     routes.mount(adminRouter(this.keys, deps.config.search.adminToken, deps.limiter));

@@ -28,8 +28,8 @@ import type { PlayerLookup } from './lookup.ts';
 import type { UpstreamBudgets } from './upstream/budget.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import { SourceHealth } from './upstream/health.ts';
+import { VERSION } from '../version.ts';
 
-export const VERSION = '1.0.0';
 
 
 export async function createSkinsService(deps: SharedDeps): Promise<SkinsService> {
@@ -87,7 +87,7 @@ export class SkinsService implements Service {
       ? new ExternalAccount(external.client, config.external, { clientId, clientSecret, redirectUrl, scopes, clientAuth })
       : null;
 
-    const { app, routes } = createHttpApp({ service: 'skins', version: VERSION, log, trustProxy: config.trustProxy, formatError: errorEnvelope, accessLog: config.accessLog, maxLagMs: config.maxLagMs });
+    const { app, routes } = createHttpApp({ service: 'skins', log, config, formatError: errorEnvelope });
     this.app = app;
     const secure = config.publicUrl.startsWith('https:');
     if (secure) {

@@ -11,8 +11,8 @@ import { UpstreamClient } from './upstream/client.ts';
 import { ExternalSource } from './upstream/external.ts';
 import { SourceHealth } from './upstream/health.ts';
 import { OfficialSource } from './upstream/official.ts';
+import { USER_AGENT } from '../version.ts';
 
-export const USER_AGENT = 'Skinfarm/1.0.0';
 
 export interface Upstreams { lookup: PlayerLookup; budgets: UpstreamBudgets; clientOptions: { timeoutMs: number; retries: number; userAgent: string } }
 

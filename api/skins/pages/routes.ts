@@ -5,7 +5,8 @@ import type { Middleware } from 'koa';
 import { ok } from '../../http/envelope.ts';
 import { pageLanguage } from '../../http/i18n.ts';
 import type { Sessions } from '../account/session.ts';
-import { VERSION, type SkinsService } from '../service.ts';
+import { VERSION } from '../../version.ts';
+import type { SkinsService } from '../service.ts';
 import { renderLanding } from './landing.ts';
 import { renderStatusPage } from './status.ts';
 
