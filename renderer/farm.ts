@@ -10,7 +10,7 @@
 // 3-12% more than two pages sharing one on two cores (docs/benchmarks.md), and a crash takes
 // down half the pages instead of all. With a GPU, pages share one browser.
 import { Piscina } from 'piscina';
-import { ApiError } from '../shared/errors.ts';
+import { RenderError, RenderFarmConfigError } from './errors.ts';
 import type { Logger } from '../shared/log.ts';
 import { launchBrowser, wantsGpu, type GpuMode, type LaunchedBrowser } from './browser.ts';
 import { toWireJob, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
@@ -30,6 +30,21 @@ export interface RenderFarmConfig {
   browsers?: number;
 }
 
+/** Checks every option before anything starts: a batch size of 0 used to make dispatch loop forever. */
+function validate(config: RenderFarmConfig): void {
+  const whole = (option: keyof RenderFarmConfig, min: number, max: number) => {
+    const value = config[option];
+    if (value === undefined && option !== 'workers') return;
+    if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) throw new RenderFarmConfigError(option, `an integer from ${min} to ${max}`, value);
+  };
+  whole('workers', 1, 64);
+  whole('queueLimit', 1, 1_000_000);
+  whole('jobTimeoutMs', 100, 600_000);
+  whole('batchSize', 1, 16);
+  whole('browsers', 1, 64);
+  if (!['auto', 'on', 'off'].includes(config.gpu)) throw new RenderFarmConfigError('gpu', '"auto", "on" or "off"', config.gpu);
+}
+
 export interface FarmStats { workers: number; pagesAlive: number; queued: number; running: number; completed: number; failed: number; browserRestarts: number }
 export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: boolean; executable: string; browsers: number }
 
@@ -42,7 +57,7 @@ export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: 
  */
 const BATCHES_PER_PAGE = 2;
 
-const shuttingDown = () => new ApiError('overloaded', { detail: 'render farm closed', retryAfter: 5 });
+const shuttingDown = () => new RenderError('closed', 'the render farm is closed', { zh: '渲染池已关闭', retryAfterSeconds: 5 });
 
 interface Pending { job: RenderJob; attempts: number; resolve: (png: Buffer) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout; done: boolean }
 
@@ -91,7 +106,8 @@ export class RenderFarm {
    * When `stop` aborts meanwhile, what was started is closed and this rejects with its reason.
    */
   static async create(config: RenderFarmConfig, log: Logger, stop?: AbortSignal): Promise<RenderFarm> {
-    const workers = Math.max(1, config.workers);
+    validate(config);
+    const workers = config.workers;
     const gpu = wantsGpu(config.gpu);
     const full: Required<RenderFarmConfig> = {
       workers,
@@ -147,12 +163,12 @@ export class RenderFarm {
   render(job: RenderJob): Promise<Buffer> {
     if (this.closed) return Promise.reject(shuttingDown());
     if (this.queue.length + this.waitingAtPages >= this.config.queueLimit) {
-      return Promise.reject(new ApiError('overloaded', { detail: '渲染队列已满', retryAfter: 1 }));
+      return Promise.reject(new RenderError('queue_full', 'the render queue is full', { zh: '渲染队列已满', retryAfterSeconds: 1 }));
     }
     return new Promise<Buffer>((resolve, reject) => {
       const pending: Pending = {
         job, attempts: 0, resolve, reject, done: false,
-        timer: setTimeout(() => this.settle(pending, new ApiError('render_failed', { detail: 'timeout' })), this.config.jobTimeoutMs),
+        timer: setTimeout(() => this.settle(pending, new RenderError('timeout', 'timeout', { zh: '超时' })), this.config.jobTimeoutMs),
       };
       this.queue.push(pending);
       this.dispatch();
@@ -212,13 +228,13 @@ export class RenderFarm {
     } else if (failure) {
       // Once more each, ahead of newer jobs; a second failure is the job's own.
       for (const pending of batch) pending.attempts += 1;
-      for (const pending of batch.filter((p) => p.attempts > 1)) this.settle(pending, new ApiError('render_failed', { detail: 'renderer crashed', cause: failure }));
+      for (const pending of batch.filter((p) => p.attempts > 1)) this.settle(pending, new RenderError('crashed', 'the renderer crashed', { zh: '渲染器崩溃', cause: failure }));
       this.queue.unshift(...batch.filter((p) => !p.done));
     } else {
       batch.forEach((pending, i) => {
         const image = images[i];
         if (image && !('error' in image)) this.settle(pending, Buffer.from(image.buffer, image.byteOffset, image.byteLength));
-        else this.settle(pending, new ApiError('render_failed', { detail: image && 'error' in image ? image.error.slice(0, 120) : 'no image' }));
+        else this.settle(pending, new RenderError('failed', image && 'error' in image ? image.error.slice(0, 120) : 'no image'));
       });
     }
     this.dispatch();

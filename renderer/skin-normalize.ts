@@ -3,7 +3,7 @@
 // resolution, the game's alpha rules apply, and the slim model can be guessed from pixels.
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
-import { ApiError } from '../shared/errors.ts';
+import { RenderError } from './errors.ts';
 import { MAX_SKIN_BYTES } from '../shared/skin-layout.ts';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -27,14 +27,19 @@ export function pixelHash(data: Buffer): string {
   return createHash('sha256').update(data).digest('base64url');
 }
 
-async function decode(png: Buffer, what: string): Promise<{ data: Buffer; width: number; height: number }> {
-  if (png.length > MAX_SKIN_BYTES) throw new ApiError('invalid_skin', { detail: `${what} 超过 2 MB` });
-  if (!png.subarray(0, 8).equals(PNG_SIGNATURE)) throw new ApiError('invalid_skin', { detail: `${what} 不是 PNG` });
+/** What a texture is called in messages, in English and Chinese. */
+interface TextureName { en: string; zh: string }
+
+const invalid = (en: string, zh: string, cause?: unknown) => new RenderError('invalid_texture', en, { zh, cause });
+
+async function decode(png: Buffer, what: TextureName): Promise<{ data: Buffer; width: number; height: number }> {
+  if (png.length > MAX_SKIN_BYTES) throw invalid(`the ${what.en} is larger than 2 MB`, `${what.zh} 超过 2 MB`);
+  if (!png.subarray(0, 8).equals(PNG_SIGNATURE)) throw invalid(`the ${what.en} is not a PNG`, `${what.zh} 不是 PNG`);
   try {
     const { data, info } = await sharp(png, { limitInputPixels: MAX_SIDE * MAX_SIDE }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height };
   } catch (error) {
-    throw new ApiError('invalid_skin', { detail: `${what} 无法解码`, cause: error });
+    throw invalid(`the ${what.en} cannot be decoded`, `${what.zh} 无法解码`, error);
   }
 }
 
@@ -94,11 +99,11 @@ const LEGACY_COPIES: ReadonlyArray<readonly [number, number, number, number, num
 ];
 
 export async function normalizeSkin(png: Buffer): Promise<NormalizedSkin> {
-  const decoded = await decode(png, '皮肤');
+  const decoded = await decode(png, { en: 'skin', zh: '皮肤' });
   const { width, height } = decoded;
   const legacy = height * 2 === width;
   if (width % 64 !== 0 || width > MAX_SIDE || (height !== width && !legacy)) {
-    throw new ApiError('invalid_skin', { detail: `尺寸 ${width}x${height} 不是 64x64、64x32 或其整数倍` });
+    throw invalid(`a skin of ${width}x${height} is not 64x64, 64x32 or a multiple`, `尺寸 ${width}x${height} 不是 64x64、64x32 或其整数倍`);
   }
   let data = decoded.data;
   if (legacy) {
@@ -118,7 +123,7 @@ export async function normalizeSkin(png: Buffer): Promise<NormalizedSkin> {
 
 /** Capes: 64x32 (or multiples); legacy 22x17 and 46x22 capes are padded with transparency. */
 export async function normalizeCape(png: Buffer): Promise<NormalizedCape> {
-  const decoded = await decode(png, '披风');
+  const decoded = await decode(png, { en: 'cape', zh: '披风' });
   const { width, height } = decoded;
   if (width % 64 === 0 && height * 2 === width) return { ...decoded, hash: pixelHash(decoded.data) };
   if ((width === 22 && height === 17) || (width === 46 && height === 22)) {
@@ -126,5 +131,5 @@ export async function normalizeCape(png: Buffer): Promise<NormalizedCape> {
     for (let y = 0; y < height; y += 1) decoded.data.copy(data, y * 64 * 4, y * width * 4, (y + 1) * width * 4);
     return { data, width: 64, height: 32, hash: pixelHash(data) };
   }
-  throw new ApiError('invalid_skin', { detail: `披风尺寸 ${width}x${height} 无效` });
+  throw invalid(`a cape of ${width}x${height} is not valid`, `披风尺寸 ${width}x${height} 无效`);
 }

@@ -8,7 +8,7 @@ import { RenderFarm } from '../renderer/farm.ts';
 import type { RenderJob } from '../renderer/jobs.ts';
 import { normalizeSkin } from '../renderer/skin-normalize.ts';
 import { drawSkin } from '../scripts/fake-upstream/skin-art.ts';
-import { ApiError } from '../shared/errors.ts';
+import { RenderError, RenderFarmConfigError } from '../renderer/errors.ts';
 import { createLogger } from '../shared/log.ts';
 
 let farm: RenderFarm;
@@ -113,7 +113,7 @@ test.serial('a hung page is given up after the job timeout and replaced; renderi
     t.true(stopped.length > 0);
     for (const pid of stopped) process.kill(pid, 'SIGSTOP');
     const error = await t.throwsAsync(() => one.render(job(60)));
-    t.is((error as ApiError).code, 'render_failed');
+    t.is((error as RenderError).kind, 'timeout');
     // The frozen renderers stay frozen until the end: only a page the worker opened anew can draw this.
     t.true(isPng(await one.render(job(61))));
   } finally {
@@ -134,10 +134,9 @@ test.serial('a full queue answers overloaded at once, with Retry-After', async (
   // Two workers take one job each, four wait, the rest are refused.
   t.true(refused.length >= 12 - 2 - 4, `${refused.length} refused`);
   for (const error of refused) {
-    t.true(error instanceof ApiError);
-    t.is(error.code, 'overloaded');
-    t.is(error.status, 503);
-    t.true(error.retryAfter! >= 1);
+    t.true(error instanceof RenderError);
+    t.is(error.kind, 'queue_full');
+    t.true(error.retryAfterSeconds! >= 1);
   }
   t.true(outcomes.filter((o) => o.status === 'fulfilled').length >= 6);
 });
@@ -147,5 +146,20 @@ test.serial('close() ends the pool and the browsers; later jobs are refused', as
   await farm.close();
   for (const pid of pids) t.throws(() => process.kill(pid, 0), undefined, 'the browser process is gone');
   const error = await t.throwsAsync(() => farm.render(job(1)));
-  t.is((error as ApiError).code, 'overloaded');
+  t.is((error as RenderError).kind, 'closed');
+});
+
+test('options are checked before anything starts, each error naming its option', async (t) => {
+  const bad: Array<[Record<string, unknown>, RegExp]> = [
+    [{ batchSize: 0 }, /RenderFarmConfig\.batchSize must be an integer from 1 to 16 \(got 0\)/],
+    [{ workers: 0 }, /RenderFarmConfig\.workers/],
+    [{ queueLimit: 1.5 }, /RenderFarmConfig\.queueLimit/],
+    [{ jobTimeoutMs: -1 }, /RenderFarmConfig\.jobTimeoutMs/],
+    [{ gpu: 'maybe' }, /RenderFarmConfig\.gpu/],
+  ];
+  for (const [change, message] of bad) {
+    const error = await t.throwsAsync(() => RenderFarm.create({ workers: 1, gpu: 'off', ...change } as never, createLogger('error')));
+    t.true(error instanceof RenderFarmConfigError, JSON.stringify(change));
+    t.regex(error!.message, message);
+  }
 });

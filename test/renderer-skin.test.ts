@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { defaultSkin } from '../renderer/default-skins.ts';
 import { normalizeCape, normalizeSkin, type NormalizedSkin } from '../renderer/skin-normalize.ts';
 import { drawCape, drawSkin } from '../scripts/fake-upstream/skin-art.ts';
-import { ApiError } from '../shared/errors.ts';
+import { RenderError } from '../renderer/errors.ts';
 import { DEFAULT_SKIN_NAMES, partFaces } from '../shared/skin-layout.ts';
 
 const texel = (skin: NormalizedSkin, x: number, y: number) => [...skin.data.subarray((y * skin.size + x) * 4, (y * skin.size + x) * 4 + 4)];
@@ -97,11 +97,11 @@ test('bad files are invalid_skin: not a PNG, a broken PNG, wrong sizes, over 2 M
   ];
   for (const [what, file] of bad) {
     const error = await t.throwsAsync(() => normalizeSkin(file), undefined, what);
-    t.true(error instanceof ApiError, what);
-    t.is((error as ApiError).code, 'invalid_skin', what);
+    t.true(error instanceof RenderError, what);
+    t.is((error as RenderError).kind, 'invalid_texture', what);
   }
   const square = await solid(30, 30);
-  t.is(((await t.throwsAsync(() => normalizeCape(square))) as ApiError).code, 'invalid_skin');
+  t.is(((await t.throwsAsync(() => normalizeCape(square))) as RenderError).kind, 'invalid_texture');
 });
 
 test('default skins: nine characters, slim and classic, our own art, cached', (t) => {

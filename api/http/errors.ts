@@ -1,6 +1,7 @@
 // One place that turns any thrown value into an error response. ApiErrors keep their code and
 // status; Koa's own client errors are mapped; anything else is a 500 with details only in the log.
 import type { Context, Middleware } from 'koa';
+import { RenderError, type RenderErrorKind } from '../../renderer/errors.ts';
 import { ApiError, isApiError, type ErrorCode } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 
@@ -36,9 +37,22 @@ const HTTP_STATUS_CODES: Record<number, ErrorCode> = {
   501: 'not_implemented',
 };
 
+/** The render farm's errors at the API edge. */
+const RENDER_ERRORS: Record<RenderErrorKind, ErrorCode> = {
+  queue_full: 'overloaded',
+  closed: 'overloaded',
+  timeout: 'render_failed',
+  crashed: 'render_failed',
+  failed: 'render_failed',
+  invalid_texture: 'invalid_skin',
+};
+
 /** Maps a thrown value to an ApiError; null when it is unexpected (a bug or an outage). */
 export function toApiError(error: unknown): ApiError | null {
   if (isApiError(error)) return error;
+  if (error instanceof RenderError) {
+    return new ApiError(RENDER_ERRORS[error.kind], { detail: { zh: error.zh, en: error.message }, retryAfter: error.retryAfterSeconds, cause: error });
+  }
   const e = error as { status?: number; expose?: boolean; message?: string; code?: string } | null;
   if (e && typeof e.status === 'number' && e.expose && HTTP_STATUS_CODES[e.status]) {
     return new ApiError(HTTP_STATUS_CODES[e.status], { cause: error });
