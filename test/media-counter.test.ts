@@ -62,13 +62,10 @@ test('only answered calls count: refused ones (unknown alias, no or wrong passwo
   t.is(await shownTotal(app), 2);
 });
 
-test('with Redis the count lives in Redis and survives a restart', async (t) => {
-  const reason = redisUnavailableReason();
-  if (reason) {
-    t.log(reason);
-    t.pass();
-    return;
-  }
+// Without a redis-server binary the case is skipped by name, with the reason printed, not passed.
+const noRedis = redisUnavailableReason();
+if (noRedis) console.log(noRedis);
+(noRedis ? test.skip : test)('with Redis the count lives in Redis and survives a restart', async (t) => {
   const redis = await startRedis();
   try {
     const first = await start({ DATA_DIR: await tempDir('media-data'), REDIS_URL: redis.url });
