@@ -46,6 +46,10 @@ export class TokenRefresher {
       return now && now.auth.refreshToken !== stored.auth.refreshToken ? now.auth : undefined;
     };
     return this.lock.once(`session-refresh:${keyOf(session.id)}`, async () => {
+      // Another instance may have refreshed and released the lock between our read and our lock:
+      // its tokens, never a refresh with the spent ones (oidc-provider revokes the whole grant then).
+      const already = await newer();
+      if (already) return already;
       let auth: TokenSet;
       try {
         auth = await api.refresh(stored.auth);
