@@ -268,5 +268,24 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (config.redisUrl && !/^rediss?:\/\//.test(config.redisUrl)) problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${config.redisUrl}")`);
   if (problems.length > 0) throw new ConfigError(problems);
-  return config;
+  return deepFreeze(config);
+}
+
+/** Read once, then never changed: what is only known at run time (listen ports) goes in a copy. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/**
+ * The configuration the services run with: the loaded one plus the ports actually bound (port 0
+ * means any free port) and PUBLIC_URL's default on the bound skins port.
+ */
+export function withListenAddresses(config: Config, ports: Partial<Record<ServiceName, number>>): Config {
+  const bound = { ...config.ports, ...ports };
+  const publicUrl = config.publicUrlExplicit ? config.publicUrl : `http://localhost:${bound.skins}`;
+  return deepFreeze({ ...config, ports: bound, publicUrl });
 }

@@ -8,7 +8,7 @@ import type { RedisClientType } from '@redis/client';
 import { ApiError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
 import { Cache } from './cache.ts';
-import type { Config, ServiceName } from './config.ts';
+import { withListenAddresses, type Config, type ServiceName } from './config.ts';
 import { createHttpApp } from './http/app.ts';
 import { englishErrorEnvelope, errorEnvelope } from './http/envelope.ts';
 import type { ErrorFormatter } from './http/errors.ts';
@@ -106,7 +106,6 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
       server.on('clientError', onClientError(starting as never));
       servers.push(server);
       ports[name] = await listen(server, config.ports[name], config.host);
-      if (name === 'skins' && !config.publicUrlExplicit) config.publicUrl = `http://localhost:${ports[name]}`;
       log.child({ service: name }).info('listening', { port: ports[name], host: config.host });
     }
     stopped();
@@ -114,7 +113,8 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
     stopped();
     const cache = new Cache({ maxEntries: config.cache.maxEntries, staleSeconds: config.cache.staleSeconds, ttl: config.cache.ttl, redis, log });
     const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore(), log);
-    const shared = { config, log, cache, limiter, redis, upstreams: createUpstreams(config, cache, redis, log), stopping: stop };
+    const running = withListenAddresses(config, ports);
+    const shared = { config: running, log, cache, limiter, redis, upstreams: createUpstreams(running, cache, redis, log), stopping: stop };
 
     // Side by side: a quick service answers while the render farm still starts. Every start
     // settles before a failure counts, so nothing half-started is left behind.

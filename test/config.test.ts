@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { ConfigError, loadConfig } from '../api/config.ts';
+import { ConfigError, loadConfig, withListenAddresses } from '../api/config.ts';
 import { call, ROOT, startApp } from './helpers/service.ts';
 
 test('a bad media setting stops the start with 78 before any browser starts', async (t) => {
@@ -38,4 +38,15 @@ test('one app shell: ACCESS_LOG applies to every service, and each reports packa
   }
   await call(`${app.urls.media}/?img=scenery&format=json`);
   t.false(app.logs.some((l) => l.msg === 'request'), 'no access log line from any service');
+});
+
+test('the loaded configuration is frozen; the bound ports live in a copy', (t) => {
+  const config = loadConfig({ SKINS_PORT: '0', MEDIA_PORT: '0' });
+  t.true(Object.isFrozen(config) && Object.isFrozen(config.ports) && Object.isFrozen(config.media));
+  t.throws(() => { (config as { publicUrl: string }).publicUrl = 'http://elsewhere'; });
+  const running = withListenAddresses(config, { skins: 41234, media: 41235 });
+  t.is(running.publicUrl, 'http://localhost:41234');
+  t.is(running.ports.media, 41235);
+  t.is(config.publicUrl, 'http://localhost:0', 'the loaded one is untouched');
+  t.is(withListenAddresses(loadConfig({ PUBLIC_URL: 'https://skins.example.org' }), { skins: 41234 }).publicUrl, 'https://skins.example.org');
 });

@@ -163,8 +163,8 @@ test('the documented defaults and errors are what the services answer', async (t
 });
 
 test('MEDIA_PUBLIC_URL and SEARCH_PUBLIC_URL name the other services', (t) => {
-  const config = loadConfig({ PUBLIC_URL: 'https://skins.example.org', MEDIA_PORT: '4001' });
-  t.deepEqual(serviceUrls(config, { SEARCH_PUBLIC_URL: 'https://search.example.org/' }), {
+  const config = loadConfig({ PUBLIC_URL: 'https://skins.example.org', MEDIA_PORT: '4001', SEARCH_PUBLIC_URL: 'https://search.example.org/' });
+  t.deepEqual(serviceUrls(config), {
     skins: 'https://skins.example.org', media: 'http://localhost:4001', search: 'https://search.example.org',
   });
 });

@@ -57,12 +57,13 @@ export interface OpenApiDocument {
   };
 }
 
-type Env = Record<string, string | undefined>;
-
 /** Where each service is reached: PUBLIC_URL for skins, MEDIA_/SEARCH_PUBLIC_URL or localhost:<port>. */
-export function serviceUrls(config: Config, env: Env = process.env): Record<ServiceId, string> {
-  const own = (name: string, port: number) => env[name]?.trim().replace(/\/+$/, '') || `http://localhost:${port}`;
-  return { skins: config.publicUrl, media: own('MEDIA_PUBLIC_URL', config.ports.media), search: own('SEARCH_PUBLIC_URL', config.ports.search) };
+export function serviceUrls(config: Config): Record<ServiceId, string> {
+  return {
+    skins: config.publicUrl,
+    media: config.media.publicUrl ?? `http://localhost:${config.ports.media}`,
+    search: config.search.publicUrl?.replace(/\/+$/, '') ?? `http://localhost:${config.ports.search}`,
+  };
 }
 
 const TAGS: Record<ServiceId, string> = {
@@ -491,8 +492,8 @@ function sharedPaths(add: Add): void {
 }
 
 /** The whole document for the current configuration. */
-export function buildOpenApi(config: Config, env: Env = process.env): OpenApiDocument {
-  const urls = serviceUrls(config, env);
+export function buildOpenApi(config: Config): OpenApiDocument {
+  const urls = serviceUrls(config);
   const servers: Server[] = SERVICE_NAMES.map((id) => ({ url: urls[id], description: `${id} service`, 'x-service': id }));
   const paths: Record<string, PathItem> = {};
   const add: Add = (services, method, path, spec) => {

@@ -41,7 +41,7 @@ async function documentFor(service: string, origin: string): Promise<Json> {
 
 async function buildLocally(): Promise<Json> {
   const [{ loadConfig }, { buildOpenApi }] = await Promise.all([import('../../api/config.ts'), import('../../api/docs/openapi.ts')]);
-  return buildOpenApi(loadConfig({}), {}) as unknown as Json;
+  return buildOpenApi(loadConfig({})) as unknown as Json;
 }
 
 /** Compiled schemas of one document content (servers aside, which differ per port). */
