@@ -166,9 +166,6 @@ export class CacheNamespace<T> {
 
 export interface CacheOptions { maxEntries: number; staleSeconds: number; ttl: CacheTtls; redis?: RedisClientType | null; log: Logger }
 
-/** Where a namespace's entries live in Redis: keyv's Redis adapter writes "<namespace>::<key>". */
-const redisPrefix = (name: string) => `skinfarm:${name}::`;
-
 export class Cache {
   private readonly options: CacheOptions;
   /** The in-process entries of every namespace (the store in memory mode, a copy over Redis). */
@@ -238,21 +235,40 @@ export class Cache {
     let bytes: number | null = this.local.bytes;
     if (redis) {
       bytes = null;
-      entries = 0;
-      try {
-        if (redis.isReady) for (const name of this.namespaces.keys()) entries += await countKeys(redis, `${redisPrefix(name)}*`);
-      } catch (err) {
-        this.failed('stats', err);
-      }
+      entries = redis.isReady ? await this.redisEntries(redis) : 0;
     }
     const degraded = !!redis && !redis.isReady;
     return { enabled: true, backend: this.backend, degraded, entries, bytes, ...this.counters };
   }
+
+  private counted: { at: number; entries: Promise<number> } | null = null;
+
+  /**
+   * Cache keys in Redis, by namespace prefix. A count walks the whole keyspace (SCAN, never KEYS,
+   * which blocks Redis), and /v1/status is not rate limited: one count serves every caller for
+   * ENTRIES_RECOUNT_MS.
+   */
+  private redisEntries(redis: RedisClientType): Promise<number> {
+    if (this.counted && performance.now() - this.counted.at < ENTRIES_RECOUNT_MS) return this.counted.entries;
+    const entries = countCacheKeys(redis, new Set(this.namespaces.keys())).catch((err: unknown) => {
+      this.failed('stats', err);
+      return 0;
+    });
+    this.counted = { at: performance.now(), entries };
+    return entries;
+  }
 }
 
-/** Keys matching a pattern, counted with SCAN (never KEYS: it blocks Redis on a big database). */
-async function countKeys(redis: RedisClientType, pattern: string): Promise<number> {
+const ENTRIES_RECOUNT_MS = 5000;
+
+/** Keys of the named namespaces ("skinfarm:<name>::<key>"), in one pass over the keyspace. */
+async function countCacheKeys(redis: RedisClientType, names: Set<string>): Promise<number> {
   let count = 0;
-  for await (const keys of redis.scanIterator({ MATCH: pattern, COUNT: 1000 })) count += keys.length;
+  for await (const keys of redis.scanIterator({ MATCH: 'skinfarm:*', COUNT: 1000 })) {
+    for (const key of keys) {
+      const end = key.indexOf('::');
+      if (end > 0 && names.has(key.slice('skinfarm:'.length, end))) count += 1;
+    }
+  }
   return count;
 }
