@@ -1,6 +1,8 @@
-// keyv namespaces with the spec's TTLs. In memory (one bounded LRU map) by default, Redis when
-// REDIS_URL is set. Entries keep their value past the TTL for a stale grace period so a failing
-// upstream can be answered from the last good value. Cache trouble never fails a request.
+// Cache namespaces with the spec's TTLs. In memory (one bounded LRU map) by default; with
+// REDIS_URL, keyv over Redis (its public get/set/delete only) behind an in-process LRU copy.
+// Each entry carries its own expiries: fresh until `f`, then kept for a stale grace period until
+// `e` so a failing upstream can be answered from the last good value. Cache trouble never fails
+// a request.
 import Keyv from 'keyv';
 import KeyvRedis from '@keyv/redis';
 import type { RedisClientType } from '@redis/client';
@@ -11,7 +13,12 @@ import { cacheLookups } from './metrics.ts';
 export type Freshness = 'fresh' | 'stale';
 export interface CacheHit<T> { value: T; freshness: Freshness; storedAt: number }
 
-interface Envelope<T> { v: T; t: number }
+/** A stored value: stored at `t`, fresh until `f`, kept (stale) until `e`; epoch milliseconds. */
+interface Envelope<T> { v: T; t: number; f: number; e: number }
+
+function isEnvelope(value: unknown): value is Envelope<unknown> {
+  return !!value && typeof value === 'object' && typeof (value as Envelope<unknown>).f === 'number' && typeof (value as Envelope<unknown>).e === 'number';
+}
 
 /** Rough size of a stored value: exact for bytes and text, JSON length for the rest. */
 function sizeOf(value: unknown): number {
@@ -78,84 +85,79 @@ export interface CacheStats {
   hits: number; misses: number; stale: number; errors: number;
 }
 
-interface L1Entry { envelope: Envelope<unknown>; expiresAt: number }
-
 export class CacheNamespace<T> {
   readonly name: string;
   readonly ttlSeconds: number;
-  private readonly keyv: Keyv;
   private readonly staleSeconds: number;
   private readonly owner: Cache;
-  /** In-process copy in front of Redis (hot keys skip the round trip; Redis down degrades to it). */
-  private readonly l1: LruMap<L1Entry> | null;
-  /** keyv's store in memory mode (the same entries keyv writes). */
-  private readonly direct: LruMap<unknown> | null;
+  /** The shared store (Redis through keyv); null in memory mode, where `local` is the store. */
+  private readonly keyv: Keyv | null;
+  /** In-process entries: the whole cache in memory mode, a copy in front of Redis otherwise. */
+  private readonly local: LruMap<Envelope<unknown>> | null;
 
-  constructor(owner: Cache, name: string, keyv: Keyv, ttlSeconds: number, staleSeconds: number, l1: LruMap<L1Entry> | null, direct: LruMap<unknown> | null) {
+  constructor(owner: Cache, name: string, ttlSeconds: number, staleSeconds: number, keyv: Keyv | null, local: LruMap<Envelope<unknown>> | null) {
     this.owner = owner;
     this.name = name;
-    this.keyv = keyv;
     this.ttlSeconds = ttlSeconds;
     this.staleSeconds = staleSeconds;
-    this.l1 = l1;
-    this.direct = direct;
+    this.keyv = keyv;
+    this.local = local;
   }
 
   /** The entry, fresh or stale; undefined when absent (or when the store fails). */
   async get(key: string): Promise<CacheHit<T> | undefined> {
-    let envelope = this.fromL1(key);
-    if (!envelope) {
+    const now = Date.now();
+    let envelope = this.fromLocal(key, now);
+    if (!envelope && this.keyv) {
       try {
-        envelope = (await this.keyv.get(key)) as Envelope<T> | undefined;
+        const stored = await this.keyv.get(key);
+        if (isEnvelope(stored) && stored.e > now) envelope = this.toLocal(key, stored as Envelope<T>);
       } catch (err) {
         this.owner.failed(this.name, err);
       }
-      if (envelope && typeof envelope === 'object' && 't' in envelope) this.toL1(key, envelope);
     }
-    if (!envelope || typeof envelope !== 'object' || !('t' in envelope)) {
+    if (!envelope) {
       this.owner.count('misses');
       cacheLookups.inc({ namespace: this.name, result: 'miss' });
       return undefined;
     }
-    const fresh = Date.now() - envelope.t < this.ttlSeconds * 1000;
+    const fresh = now < envelope.f;
     this.owner.count(fresh ? 'hits' : 'stale');
     cacheLookups.inc({ namespace: this.name, result: fresh ? 'hit' : 'stale' });
     return { value: envelope.v, freshness: fresh ? 'fresh' : 'stale', storedAt: envelope.t };
   }
 
-  private fromL1(key: string): Envelope<T> | undefined {
-    if (this.direct) {
-      // Memory mode: read keyv's own map directly; keyv.get's promises and hooks are the whole
-      // cost of a hot cached image.
-      const stored = this.direct.get(`skinfarm:${this.name}:${key}`) as { value: Envelope<T>; expires?: number } | undefined;
-      return stored && (!stored.expires || stored.expires > Date.now()) ? stored.value : undefined;
-    }
-    const entry = this.l1?.get(`${this.name}:${key}`);
-    if (!entry) return undefined;
-    if (entry.expiresAt > Date.now()) return entry.envelope as Envelope<T>;
-    this.l1!.delete(`${this.name}:${key}`);
+  private fromLocal(key: string, now: number): Envelope<T> | undefined {
+    const id = `${this.name}:${key}`;
+    const envelope = this.local?.get(id);
+    if (!envelope) return undefined;
+    if (envelope.e > now) return envelope as Envelope<T>;
+    this.local!.delete(id);
     return undefined;
   }
 
-  private toL1(key: string, envelope: Envelope<T>): void {
-    this.l1?.set(`${this.name}:${key}`, { envelope, expiresAt: envelope.t + (this.ttlSeconds + this.staleSeconds) * 1000 });
+  private toLocal(key: string, envelope: Envelope<T>): Envelope<T> {
+    this.local?.set(`${this.name}:${key}`, envelope);
+    return envelope;
   }
 
-  /** Stores a value; `ttlSeconds` overrides the namespace TTL (negative answers). */
+  /** Stores a value, fresh for `ttlSeconds` (the namespace TTL unless given: negative answers). */
   async set(key: string, value: T, ttlSeconds = this.ttlSeconds): Promise<void> {
-    const envelope: Envelope<T> = { v: value, t: Date.now() - (this.ttlSeconds - ttlSeconds) * 1000 };
-    this.toL1(key, envelope);
+    const now = Date.now();
+    const keepMs = (ttlSeconds + this.staleSeconds) * 1000;
+    if (keepMs <= 0) return;
+    this.toLocal(key, { v: value, t: now, f: now + ttlSeconds * 1000, e: now + keepMs });
     try {
-      await this.keyv.set(key, envelope, (this.ttlSeconds + this.staleSeconds) * 1000);
+      await this.keyv?.set(key, { v: value, t: now, f: now + ttlSeconds * 1000, e: now + keepMs }, keepMs);
     } catch (err) {
       this.owner.failed(this.name, err);
     }
   }
 
   async delete(key: string): Promise<void> {
-    this.l1?.delete(`${this.name}:${key}`);
+    this.local?.delete(`${this.name}:${key}`);
     try {
-      await this.keyv.delete(key);
+      await this.keyv?.delete(key);
     } catch (err) {
       this.owner.failed(this.name, err);
     }
@@ -166,19 +168,18 @@ export interface CacheOptions { maxEntries: number; staleSeconds: number; ttl: C
 
 export class Cache {
   private readonly options: CacheOptions;
-  private readonly memory: LruMap<unknown> | null;
-  private readonly l1: LruMap<L1Entry> | null;
+  /** The in-process entries of every namespace (the store in memory mode, a copy over Redis). */
+  private readonly local: LruMap<Envelope<unknown>>;
   private readonly counters = { hits: 0, misses: 0, stale: 0, errors: 0 };
   private readonly namespaces = new Map<string, CacheNamespace<unknown>>();
 
   constructor(options: CacheOptions) {
     this.options = options;
-    this.memory = options.redis ? null : new LruMap(options.maxEntries);
-    this.l1 = options.redis ? new LruMap(options.maxEntries) : null;
+    this.local = new LruMap(options.maxEntries);
   }
 
   get backend(): 'memory' | 'redis' {
-    return this.memory ? 'memory' : 'redis';
+    return this.options.redis ? 'redis' : 'memory';
   }
 
   /** The configured lifetimes (CACHE_TTL_*), e.g. for negative answers. */
@@ -188,24 +189,22 @@ export class Cache {
 
   /**
    * A namespace whose TTL is the configured one of that name, or `ttlSeconds` for others.
-   * `shared: true` keeps no in-process copy: every read sees what other instances wrote
-   * (sessions, where a logout must count everywhere at once).
+   * `shared: true` keeps no in-process copy over Redis: every read sees what other instances
+   * wrote (e.g. where a change must count everywhere at once).
    */
   namespace<T>(name: string, ttlSeconds?: number, staleSeconds = this.options.staleSeconds, shared = false): CacheNamespace<T> {
     const existing = this.namespaces.get(name);
     if (existing) return existing as CacheNamespace<T>;
-    const store = this.options.redis
-      ? new KeyvRedis(this.options.redis, { useUnlink: true })
-      : this.memory!;
-    const identity = (data: unknown) => data as string;
-    const keyv = this.memory
-      ? new Keyv({ store, namespace: `skinfarm:${name}`, throwOnErrors: true, serialize: identity, deserialize: identity as never })
-      // The Redis adapter prefixes keys itself ("skinfarm:name::key"); keyv must not add another.
-      : new Keyv({ store, namespace: `skinfarm:${name}`, useKeyPrefix: false, throwOnErrors: true });
-    keyv.on('error', (err: unknown) => this.failed(name, err));
     const ttl = ttlSeconds ?? this.options.ttl[name as keyof CacheTtls];
     if (ttl === undefined) throw new Error(`cache namespace ${name} needs a TTL`);
-    const ns = new CacheNamespace<T>(this, name, keyv, ttl, staleSeconds, shared ? null : this.l1, this.memory);
+    const redis = this.options.redis;
+    let keyv: Keyv | null = null;
+    if (redis) {
+      // The Redis adapter prefixes keys itself ("skinfarm:name::key"); keyv must not add another.
+      keyv = new Keyv({ store: new KeyvRedis(redis, { useUnlink: true }), namespace: `skinfarm:${name}`, useKeyPrefix: false, throwOnErrors: true });
+      keyv.on('error', (err: unknown) => this.failed(name, err));
+    }
+    const ns = new CacheNamespace<T>(this, name, ttl, staleSeconds, keyv, redis && shared ? null : this.local);
     this.namespaces.set(name, ns as CacheNamespace<unknown>);
     return ns;
   }
@@ -225,22 +224,51 @@ export class Cache {
     this.options.log.warn('cache store error; serving from the in-process layer', { namespace, err: (err as Error)?.message ?? String(err), errors: this.counters.errors });
   }
 
-  /** Local counters plus entries and bytes (the LRU's, or the Redis database's). */
+  /**
+   * Local counters plus entries and bytes: the LRU's in memory mode; over Redis, the keys under
+   * the namespaces' prefixes (rate limits, sessions, budgets and locks share the database but
+   * are not cache entries), and no byte count.
+   */
   async stats(): Promise<CacheStats> {
-    let entries = this.memory?.size ?? 0;
-    let bytes: number | null = this.memory?.bytes ?? null;
     const redis = this.options.redis;
+    let entries = this.local.size;
+    let bytes: number | null = this.local.bytes;
     if (redis) {
-      try {
-        entries = redis.isReady ? await redis.dbSize() : 0;
-        const info = redis.isReady ? await redis.info('memory') : '';
-        const used = /used_memory:(\d+)/.exec(info);
-        bytes = used ? Number(used[1]) : null;
-      } catch {
-        entries = 0;
-      }
+      bytes = null;
+      entries = redis.isReady ? await this.redisEntries(redis) : 0;
     }
     const degraded = !!redis && !redis.isReady;
     return { enabled: true, backend: this.backend, degraded, entries, bytes, ...this.counters };
   }
+
+  private counted: { at: number; entries: Promise<number> } | null = null;
+
+  /**
+   * Cache keys in Redis, by namespace prefix. A count walks the whole keyspace (SCAN, never KEYS,
+   * which blocks Redis), and /v1/status is not rate limited: one count serves every caller for
+   * ENTRIES_RECOUNT_MS.
+   */
+  private redisEntries(redis: RedisClientType): Promise<number> {
+    if (this.counted && performance.now() - this.counted.at < ENTRIES_RECOUNT_MS) return this.counted.entries;
+    const entries = countCacheKeys(redis, new Set(this.namespaces.keys())).catch((err: unknown) => {
+      this.failed('stats', err);
+      return 0;
+    });
+    this.counted = { at: performance.now(), entries };
+    return entries;
+  }
+}
+
+const ENTRIES_RECOUNT_MS = 5000;
+
+/** Keys of the named namespaces ("skinfarm:<name>::<key>"), in one pass over the keyspace. */
+async function countCacheKeys(redis: RedisClientType, names: Set<string>): Promise<number> {
+  let count = 0;
+  for await (const keys of redis.scanIterator({ MATCH: 'skinfarm:*', COUNT: 1000 })) {
+    for (const key of keys) {
+      const end = key.indexOf('::');
+      if (end > 0 && names.has(key.slice('skinfarm:'.length, end))) count += 1;
+    }
+  }
+  return count;
 }

@@ -1,5 +1,5 @@
-// Two service processes on one Redis: one rate limit, one cache, one session store; Redis going
-// away degrades to the in-process layer and comes back by itself.
+// Two service processes on one Redis: one rate limit, one cache, one session store, one back-off
+// after a 429; Redis going away degrades to the in-process layer and comes back by itself.
 import test from 'ava';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
 import { redisUnavailableReason, startRedis, type TestRedis } from './helpers/redis.ts';
@@ -84,6 +84,16 @@ maybe('a session created on one instance is valid on the other; logout ends it o
   t.like(((await (await go(`${a.urls.skins}/v1/me`)).json()) as { data: unknown }).data, { logged_in: false });
 });
 
+/** Whether the instance says it is on Redis again within 20 s. */
+async function reconnected(app: RunningApp): Promise<boolean> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (!(await call(`${app.urls.skins}/v1/status`)).json.data.cache.degraded) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
 maybe('with Redis gone requests keep working from the process; it reconnects by itself', async (t) => {
   await call(`${a.urls.skins}/v1/player/ClassicSteve`);
   await redis.stop();
@@ -100,11 +110,29 @@ maybe('with Redis gone requests keep working from the process; it reconnects by 
   t.is(a.process.exitCode, null, 'nothing crashed');
 
   redis = await startRedis.onPort(redis.port);
-  const deadline = Date.now() + 20_000;
-  let degraded = true;
-  while (degraded && Date.now() < deadline) {
-    degraded = (await call(`${a.urls.skins}/v1/status`)).json.data.cache.degraded;
-    if (degraded) await new Promise((r) => setTimeout(r, 100));
-  }
-  t.false(degraded, 'reconnected to Redis');
+  t.true(await reconnected(a), 'reconnected to Redis');
+});
+
+const officialCalls = () => Object.entries(fake.calls()).filter(([k]) => k.startsWith('official.')).reduce((n, [, v]) => n + v, 0);
+
+maybe('a 429 met by one instance makes the other back off without calling that upstream', async (t) => {
+  // The case before this one restarted Redis: both instances must be back on it.
+  t.true((await reconnected(a)) && (await reconnected(b)));
+  fake.control({ officialBudget: 0 });
+  t.teardown(() => fake.control({ officialBudget: null }));
+  fake.resetCalls();
+  const first = await call(`${a.urls.skins}/v1/uuid/circuit_a?source=official`);
+  t.is(first.status, 503);
+  t.is(first.json.code, 'upstream_busy');
+  t.is(officialCalls(), 1, 'instance a met the 429');
+
+  const second = await call(`${b.urls.skins}/v1/uuid/circuit_b?source=official`);
+  t.is(second.status, 503);
+  t.is(second.json.code, 'upstream_busy');
+  t.true(Number(second.headers.get('retry-after')) > 0);
+  t.is(officialCalls(), 1, 'instance b sent nothing to the official upstream');
+  const status = await call(`${b.urls.skins}/v1/status`);
+  t.is(status.json.data.sources.official.circuit.state, 'open');
+  t.false(status.json.data.sources.official.ok);
+  t.is((await call(`${b.urls.skins}/v1/player/ExternalOnly`)).status, 200, 'the other upstream is still called');
 });

@@ -53,3 +53,22 @@ maybe('cache and rate limits live in Redis and survive a restart of the service'
   t.is(status.json.data.cache.backend, 'redis');
   t.true(status.json.data.cache.entries > 0);
 });
+
+maybe('/v1/status counts cache entries only, not the rate limits, sessions and budgets beside them', async (t) => {
+  const app = await startApp({ SERVICES: 'skins', REDIS_URL: redis.url, ...fake.env });
+  t.teardown(() => app.stop());
+  t.is((await call(`${app.urls.skins}/v1/player/ClassicSteve`)).status, 200);
+  const client = createClient({ url: redis.url });
+  await client.connect();
+  t.teardown(() => client.quit());
+  // Keys of the other users of the database, as they name them.
+  for (let i = 0; i < 50; i += 1) {
+    await client.set(`skinfarm:session:test-${i}`, '{}');
+    await client.set(`skinfarm:budget:test-${i}`, '1');
+  }
+  const cacheKeys = (await client.keys('skinfarm:*')).filter((k) => /^skinfarm:(uuid|profile|texture|render|announcements|meta)::/.test(k));
+  t.true(cacheKeys.length > 0);
+  const status = await call(`${app.urls.skins}/v1/status`);
+  t.is(status.json.data.cache.entries, cacheKeys.length);
+  t.true(await client.dbSize() >= cacheKeys.length + 100);
+});

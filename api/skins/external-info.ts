@@ -1,8 +1,8 @@
 // The external service's public information: announcements (HTML cleaned to a small tag
 // whitelist) and its Yggdrasil metadata, both cached.
 import sanitizeHtml from 'sanitize-html';
-import type { Cache, CacheNamespace } from '../cache.ts';
-import { Coalescer } from '../coalesce.ts';
+import type { Cache } from '../cache.ts';
+import { ReadThrough } from '../read-through.ts';
 import type { ExternalSource, RawAnnouncement, YggdrasilMetadata } from './upstream/external.ts';
 
 const ALLOWED_TAGS = ['p', 'br', 'ul', 'ol', 'li', 'strong', 'b', 'em', 'i', 'u', 's', 'code', 'pre', 'blockquote', 'a', 'h1', 'h2', 'h3', 'h4', 'span', 'hr'];
@@ -49,15 +49,14 @@ export const FRESH_REFETCH_MS = 10_000;
 
 export class ExternalInfo {
   private readonly source: ExternalSource;
-  private readonly announcementsCache: CacheNamespace<Announcement[]>;
-  private readonly metaCache: CacheNamespace<YggdrasilMetadata>;
-  private readonly inflight = new Coalescer();
+  private readonly announcementsCache: ReadThrough<Announcement[]>;
+  private readonly metaCache: ReadThrough<YggdrasilMetadata>;
   private lastForced = Number.NEGATIVE_INFINITY;
 
   constructor(source: ExternalSource, cache: Cache) {
     this.source = source;
-    this.announcementsCache = cache.namespace('announcements');
-    this.metaCache = cache.namespace('meta');
+    this.announcementsCache = new ReadThrough(cache.namespace('announcements'));
+    this.metaCache = new ReadThrough(cache.namespace('meta'));
   }
 
   /**
@@ -69,33 +68,18 @@ export class ExternalInfo {
     const force = fresh && performance.now() - this.lastForced >= FRESH_REFETCH_MS;
     if (force) this.lastForced = performance.now();
     else if (fresh) {
-      const running = this.inflight.current<Announcement[]>(this.announcementsCache.name);
-      if (running) return running;
+      const running = this.announcementsCache.current('all');
+      if (running) return (await running).value;
     }
-    return this.load(this.announcementsCache, force, async () => {
+    const answer = await this.announcementsCache.get('all', async () => {
       const items = (await this.source.announcements()).map(toAnnouncement);
       return items.sort((a, b) => b.priority - a.priority || b.timestamp - a.timestamp);
-    });
+    }, force);
+    return answer.value;
   }
 
   async metadata(): Promise<YggdrasilMetadata> {
-    return this.load(this.metaCache, false, () => this.source.metadata());
-  }
-
-  private async load<T>(ns: CacheNamespace<T>, force: boolean, fetch: () => Promise<T>): Promise<T> {
-    // Read even when forced: a failed refetch still answers with the copy we have.
-    const entry = await ns.get('all');
-    if (!force && entry?.freshness === 'fresh') return entry.value;
-    return this.inflight.run(ns.name, async () => {
-      try {
-        const value = await fetch();
-        await ns.set('all', value);
-        return value;
-      } catch (error) {
-        if (entry) return entry.value;
-        throw error;
-      }
-    });
+    return (await this.metaCache.get('all', () => this.source.metadata())).value;
   }
 
   metaRecord(metadata: YggdrasilMetadata) {

@@ -9,8 +9,8 @@ import type { RenderFarm } from '../../renderer/farm.ts';
 import type { RenderJob } from '../../renderer/jobs.ts';
 import { normalizeCape, normalizeSkin, type NormalizedCape, type NormalizedSkin } from '../../renderer/skin-normalize.ts';
 import { renderDuration } from '../metrics.ts';
-import { LruMap, type Cache, type CacheNamespace } from '../cache.ts';
-import { Coalescer } from '../coalesce.ts';
+import { LruMap, type Cache } from '../cache.ts';
+import { ReadThrough } from '../read-through.ts';
 import { imageEtag, notModified, sendPng } from './image-response.ts';
 import { optionsKey, type ImageOptions } from './image-params.ts';
 import { readTextures } from './records.ts';
@@ -40,19 +40,17 @@ function subjectOf(profile: RawProfile): Subject {
 
 export class ImageRenderer {
   private readonly textures: TextureStore;
-  private readonly renders: CacheNamespace<Buffer>;
-  private readonly inflight = new Coalescer();
+  private readonly renders: ReadThrough<Buffer>;
   private readonly farm: () => RenderFarm | null;
   /** Decoded skins and capes by texture hash: a cold render of known textures skips the PNG decode. */
   private readonly decodedSkins = new LruMap<Promise<NormalizedSkin>>(512);
   private readonly decodedCapes = new LruMap<Promise<NormalizedCape>>(256);
-  private readonly lock: RenderLock;
 
   constructor(textures: TextureStore, cache: Cache, farm: () => RenderFarm | null, lock: RenderLock) {
     this.textures = textures;
-    this.renders = cache.namespace('render', undefined, 0);
+    // One cold render per key across instances: the lock holder renders, the others find its PNG.
+    this.renders = new ReadThrough(cache.namespace('render', undefined, 0), { exclusive: lock });
     this.farm = farm;
-    this.lock = lock;
   }
 
   /** Answers one image request for a player's profile. */
@@ -62,19 +60,12 @@ export class ImageRenderer {
     const key = `${optionsKey(options)}|${subject.skinKey}|${+subject.slim}|${withCape ? subject.capeKey : '-'}`;
     const etag = imageEtag(key);
     if (notModified(ctx, etag)) return;
-    const cached = await this.renders.get(key);
-    if (cached) return sendPng(ctx, { png: asBuffer(cached.value), etag, cache: 'HIT' });
-    const png = await this.inflight.run(key, () => this.lock.once(key, async () => {
+    const { value, cache } = await this.renders.get(key, async () => {
       const skin = subject.skinUrl ? await this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
       const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl, subject.capeKey) : null;
-      const image = await this.draw(options, skin, subject.slim, cape);
-      await this.renders.set(key, image);
-      return image;
-    }, async () => {
-      const other = await this.renders.get(key);
-      return other ? asBuffer(other.value) : undefined;
-    }));
-    sendPng(ctx, { png, etag, cache: 'MISS' });
+      return this.draw(options, skin, subject.slim, cape);
+    });
+    sendPng(ctx, { png: asBuffer(value), etag, cache });
   }
 
   /** Renders an uploaded skin (not cached: every upload is its own subject). */

@@ -3,8 +3,8 @@
 // player does not exist, or when official fails and external knows the player.
 import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
-import type { Cache, CacheNamespace } from '../cache.ts';
-import { Coalescer } from '../coalesce.ts';
+import type { Cache } from '../cache.ts';
+import { ReadThrough } from '../read-through.ts';
 import type { CacheState, NameHit, RawProfile, SourceId, SourceParam } from './types.ts';
 import { NameBatcher } from './name-batcher.ts';
 import { EXTERNAL_BULK_LIMIT, type ExternalSource } from './upstream/external.ts';
@@ -56,13 +56,9 @@ export interface LookupOptions {
 export class PlayerLookup {
   readonly sources: Sources;
   private readonly batchers: Record<SourceId, NameBatcher>;
-  private readonly recentErrors = new Map<string, { error: unknown; until: number }>();
-  private readonly errorTtlMs: number;
-  private readonly names: CacheNamespace<Cached<NameHit>>;
-  private readonly profiles: CacheNamespace<Cached<RawProfile>>;
-  private readonly inflight = new Coalescer();
+  private readonly names: ReadThrough<Cached<NameHit>>;
+  private readonly profiles: ReadThrough<Cached<RawProfile>>;
   private readonly log: Logger;
-  private readonly negativeTtl: number;
 
   constructor(sources: Sources, cache: Cache, log: Logger, options: LookupOptions) {
     this.sources = sources;
@@ -70,11 +66,10 @@ export class PlayerLookup {
       official: new NameBatcher(sources.official, options.nameBatchMs, OFFICIAL_BULK_LIMIT),
       external: new NameBatcher(sources.external, options.nameBatchMs, EXTERNAL_BULK_LIMIT),
     };
-    this.errorTtlMs = options.errorTtlMs;
-    this.names = cache.namespace('uuid');
-    this.profiles = cache.namespace('profile');
+    const readOptions = { errorTtlMs: options.errorTtlMs, negativeTtlSeconds: cache.ttl.negative, log };
+    this.names = new ReadThrough(cache.namespace('uuid'), readOptions);
+    this.profiles = new ReadThrough(cache.namespace('profile'), readOptions);
     this.log = log;
-    this.negativeTtl = cache.ttl.negative;
   }
 
   /** Name to UUID record; throws not_found when no asked source knows the name. */
@@ -82,7 +77,7 @@ export class PlayerLookup {
     const sources = this.sources.order(param).filter((s) => validName(name, s.id));
     if (sources.length === 0) throw new ApiError('invalid_name', { detail: name.slice(0, 64) });
     return this.firstFound(sources, (source) =>
-      this.cached(this.names, `${source.id}:${name.toLowerCase()}`, () => this.batchers[source.id].lookup(name)));
+      this.names.get(`${source.id}:${name.toLowerCase()}`, () => this.batchers[source.id].lookup(name)));
   }
 
   /**
@@ -90,14 +85,14 @@ export class PlayerLookup {
    * as a single lookup, with the names of one batch merged into bulk calls.
    */
   async nameIn(source: SourceId, name: string): Promise<Cached<NameHit>> {
-    const answer = await this.cached(this.names, `${source}:${name.toLowerCase()}`, () => this.batchers[source].lookup(name, true));
+    const answer = await this.names.get(`${source}:${name.toLowerCase()}`, () => this.batchers[source].lookup(name, true));
     return answer.value;
   }
 
   /** Session profile by UUID, from the first source that knows it. */
   async profile(uuid: string, param: SourceParam): Promise<Resolved<RawProfile>> {
     return this.firstFound(this.sources.order(param), (source) =>
-      this.cached(this.profiles, `${source.id}:${uuid}`, () => source.profile(uuid)));
+      this.profiles.get(`${source.id}:${uuid}`, () => source.profile(uuid)));
   }
 
   /** The profile of a name or UUID as typed by a client, with the source that answered. */
@@ -123,42 +118,5 @@ export class PlayerLookup {
     }
     if (failure) throw failure;
     throw new ApiError('not_found');
-  }
-
-  private rememberError(id: string, error: unknown): void {
-    if (this.errorTtlMs <= 0) return;
-    const now = Date.now();
-    if (this.recentErrors.size > 10_000) {
-      for (const [key, value] of this.recentErrors) if (value.until <= now) this.recentErrors.delete(key);
-    }
-    this.recentErrors.set(id, { error, until: now + this.errorTtlMs });
-  }
-
-  /**
-   * Fresh cache entry, else one shared upstream call whose answer is cached (negative answers
-   * with their own short TTL); when that call fails, the stale entry if there is one.
-   */
-  private async cached<T>(ns: CacheNamespace<Cached<T>>, key: string, fetch: () => Promise<Cached<T>>): Promise<{ value: Cached<T>; cache: CacheState }> {
-    const entry = await ns.get(key);
-    if (entry?.freshness === 'fresh') return { value: entry.value, cache: 'HIT' };
-    const id = `${ns.name}:${key}`;
-    const stale = (error: unknown) => {
-      if (!entry || entry.value === null) throw error;
-      this.log.warn('serving stale entry after upstream failure', { key: id, code: (error as ApiError).code });
-      return { value: entry.value, cache: 'STALE' as const };
-    };
-    const recent = this.recentErrors.get(id);
-    if (recent && recent.until > Date.now()) return stale(recent.error);
-    return this.inflight.run(id, async () => {
-      try {
-        const value = await fetch();
-        await ns.set(key, value, value === null ? this.negativeTtl : ns.ttlSeconds);
-        this.recentErrors.delete(id);
-        return { value, cache: 'MISS' as const };
-      } catch (error) {
-        this.rememberError(id, error);
-        return stale(error);
-      }
-    });
   }
 }

@@ -23,4 +23,4 @@ export interface TexturesPayload {
   textures: { SKIN?: TextureEntry; CAPE?: TextureEntry; [kind: string]: TextureEntry | undefined };
 }
 
-export type CacheState = 'HIT' | 'MISS' | 'STALE';
+export type { CacheState } from '../read-through.ts';

@@ -19,11 +19,13 @@ export interface Upstreams { lookup: PlayerLookup; budgets: UpstreamBudgets; cli
 export function createUpstreams(config: Config, cache: Cache, redis: RedisClientType | null, log: Logger): Upstreams {
   const clientOptions = { timeoutMs: config.upstream.timeoutMs, retries: config.upstream.retries, userAgent: USER_AGENT };
   const budgets = new UpstreamBudgets(config.upstream.budgets, redis, log);
+  // The back-off after a 429 is shared like the budgets: one instance's 429 stops them all.
+  const shared = redis ? { redis, log } : undefined;
   // Mojang's CDN answers 403 when it throttles; the external service's 403 is a real answer.
   const official = new OfficialSource(config.official, new UpstreamClient(new SourceHealth('official', config.official.enabled),
-    { ...clientOptions, budgets, throttleStatuses: [429, 403] }));
+    { ...clientOptions, budgets, shared, throttleStatuses: [429, 403] }));
   const external = new ExternalSource(config.external, new UpstreamClient(new SourceHealth('external', config.external.enabled),
-    { ...clientOptions, budgets }));
+    { ...clientOptions, budgets, shared }));
   const sources = new Sources(official, external, { official: config.official.enabled, external: config.external.enabled });
   const lookup = new PlayerLookup(sources, cache, log, { nameBatchMs: config.upstream.nameBatchMs, errorTtlMs: config.upstream.errorTtlMs });
   return { lookup, budgets, clientOptions };

@@ -1,6 +1,8 @@
 // The got instance every upstream call goes through: timeout, a short retry for idempotent calls,
 // no redirects, and one mapping from transport outcomes to the spec's upstream errors.
 import got, { type Got, type Method, type Headers, type Progress, type Response } from 'got';
+import type { RedisClientType } from '@redis/client';
+import type { Logger } from '../../../shared/log.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import { upstreamCalls, upstreamDuration } from '../../metrics.ts';
 import type { UpstreamBudgets } from './budget.ts';
@@ -28,11 +30,13 @@ export interface UpstreamClientOptions {
   budgets?: UpstreamBudgets;
   /** Statuses meaning "slow down": they trip the circuit (Mojang's CDN answers 403). */
   throttleStatuses?: number[];
+  /** Where the circuit is shared with the other instances (REDIS_URL); none = this process only. */
+  shared?: { redis: RedisClientType; log: Logger };
 }
 
 export class UpstreamClient {
   readonly health: SourceHealth;
-  readonly circuit = new Circuit();
+  readonly circuit: Circuit;
   private readonly got: Got;
   private readonly budgets: UpstreamBudgets | null;
   private readonly throttleStatuses: number[];
@@ -41,6 +45,7 @@ export class UpstreamClient {
     this.health = health;
     this.budgets = options.budgets ?? null;
     this.throttleStatuses = options.throttleStatuses ?? [429];
+    this.circuit = new Circuit(options.shared ? { ...options.shared, key: `skinfarm:circuit:${health.id}` } : null);
     health.attachCircuit(this.circuit);
     this.got = got.extend({
       timeout: { request: options.timeoutMs },
@@ -139,7 +144,7 @@ export class UpstreamClient {
     }
     this.health.failed(`HTTP ${status}`);
     if (this.throttleStatuses.includes(status)) {
-      const seconds = this.circuit.trip(Number(response.headers['retry-after']) || undefined);
+      const seconds = await this.circuit.trip(Number(response.headers['retry-after']) || undefined);
       throw new ApiError('upstream_busy', { detail: `${this.health.id}: HTTP ${status}`, retryAfter: seconds });
     }
     throw new ApiError('upstream_error', { detail: `${this.health.id}: HTTP ${status}` });
@@ -147,6 +152,7 @@ export class UpstreamClient {
 
   /** Refuses the call without sending it while the circuit is open or the budget is spent. */
   private async admit(family: string | undefined): Promise<void> {
+    await this.circuit.refresh();
     const wait = this.circuit.remainingMs();
     if (wait > 0) throw new ApiError('upstream_busy', { detail: `${this.health.id}: backing off`, retryAfter: wait / 1000 });
     if (!family || !this.budgets) return;

@@ -1,0 +1,77 @@
+// The one read-through order every cached answer follows: fresh, error memo, stale on error,
+// negative TTL, coalescing; on the real in-memory cache.
+import test from 'ava';
+import { Cache } from '../api/cache.ts';
+import { DEFAULT_TTLS } from '../api/config.ts';
+import { ReadThrough, type ReadThroughOptions } from '../api/read-through.ts';
+import { silentLogger } from '../shared/log.ts';
+
+/** A namespace fresh for `ttl` seconds and kept 60 s stale beyond, behind a read-through. */
+function reader<T>(ttl: number, options: ReadThroughOptions = {}) {
+  const cache = new Cache({ maxEntries: 100, staleSeconds: 60, ttl: DEFAULT_TTLS, log: silentLogger });
+  return new ReadThrough<T>(cache.namespace<T>('test', ttl), options);
+}
+
+/** A fetch that counts its calls and answers (or throws) what it is told. */
+function upstream<T>(answer: () => T) {
+  const counter = { calls: 0, fetch: async () => { counter.calls += 1; await Promise.resolve(); return answer(); } };
+  return counter;
+}
+
+test('concurrent reads of one key share one call; the next read is a fresh hit', async (t) => {
+  const read = reader<string>(60);
+  const up = upstream(() => 'v1');
+  const answers = await Promise.all([read.get('k', up.fetch), read.get('k', up.fetch), read.get('k', up.fetch)]);
+  t.deepEqual(answers.map((a) => a.cache), ['MISS', 'MISS', 'MISS']);
+  t.is(up.calls, 1);
+  t.deepEqual(await read.get('k', up.fetch), { value: 'v1', cache: 'HIT' });
+  t.is(up.calls, 1);
+});
+
+test('a null answer is fresh only for the negative TTL', async (t) => {
+  const read = reader<string | null>(60, { negativeTtlSeconds: 0 });
+  const up = upstream(() => null);
+  t.is((await read.get('nobody', up.fetch)).value, null);
+  await read.get('nobody', up.fetch);
+  t.is(up.calls, 2, 'the negative answer was not kept fresh for the namespace TTL');
+  const known = upstream(() => 'someone');
+  await read.get('somebody', known.fetch);
+  await read.get('somebody', known.fetch);
+  t.is(known.calls, 1);
+});
+
+test('a failed refresh answers the stale entry, and the failure is remembered for errorTtlMs', async (t) => {
+  const read = reader<string>(0, { errorTtlMs: 60_000 });
+  let fail = false;
+  const up = upstream(() => { if (fail) throw new Error('down'); return 'good'; });
+  t.deepEqual(await read.get('k', up.fetch), { value: 'good', cache: 'MISS' });
+  fail = true;
+  t.deepEqual(await read.get('k', up.fetch), { value: 'good', cache: 'STALE' });
+  t.is(up.calls, 2);
+  t.deepEqual(await read.get('k', up.fetch), { value: 'good', cache: 'STALE' });
+  t.is(up.calls, 2, 'the remembered failure answered without a call');
+  await t.throwsAsync(read.get('other', up.fetch), { message: 'down' });
+  await t.throwsAsync(read.get('other', up.fetch), { message: 'down' });
+  t.is(up.calls, 3, 'a key with no entry rethrows the remembered failure');
+});
+
+test('a stale "not found" is not served when the refresh fails', async (t) => {
+  const read = reader<string | null>(0, { negativeTtlSeconds: 0 });
+  let fail = false;
+  const up = upstream(() => { if (fail) throw new Error('down'); return null; });
+  await read.get('nobody', up.fetch);
+  fail = true;
+  await t.throwsAsync(read.get('nobody', up.fetch), { message: 'down' });
+});
+
+test('force refetches a fresh entry and falls back to it when the refetch fails', async (t) => {
+  const read = reader<string>(60);
+  let answer: () => string = () => 'old';
+  const up = upstream(() => answer());
+  await read.get('k', up.fetch);
+  answer = () => 'new';
+  t.deepEqual(await read.get('k', up.fetch, true), { value: 'new', cache: 'MISS' });
+  answer = () => { throw new Error('down'); };
+  t.deepEqual(await read.get('k', up.fetch, true), { value: 'new', cache: 'STALE' });
+  t.is(up.calls, 3);
+});
