@@ -7,7 +7,7 @@ import path from 'node:path';
 import test from 'ava';
 import type { Page } from 'puppeteer-core';
 import { loadConfig } from '../api/config.ts';
-import { serviceUrls } from '../api/docs/openapi.ts';
+import { describedRoutes, serviceUrls } from '../api/docs/openapi.ts';
 import type { LaunchedBrowser } from '../renderer/browser.ts';
 import { openPage, startBrowser } from './helpers/browser.ts';
 import { freePort } from './helpers/redis.ts';
@@ -18,22 +18,10 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts/pages');
 mkdirSync(ARTIFACTS, { recursive: true });
 const ADMIN_TOKEN = 'docs-admin-token-that-must-not-leak';
 
-// Every route the three routers register (api/skins/*routes.ts, api/media/routes.ts,
-// api/search/*routes.ts, metrics on every port), as [method, OpenAPI path].
-const ROUTES: Array<[string, string]> = [
-  ...['/v1/player/{name}', '/v1/u/{name}', '/v1/uuid/{name}', '/v1/profile/{uuid}', '/v1/batch', '/v1/decode', '/v1/status', '/v1/sources',
-    '/v1/external/announcements', '/v1/external/notice', '/v1/external/meta', '/v1/external/yggdrasil', '/v1/skin/{name}', '/v1/cape/{name}',
-    '/v1/status/probe', '/status', '/favicon.ico', '/docs', '/openapi.json',
-    '/oauth/external', '/oauth/external/callback', '/oauth/logout', '/v1/me', '/v1/me/profiles', '/v1/me/verification', '/v1/me/premium',
-    ...['avatar', 'head', 'body', 'render', 'cube'].flatMap((kind) => [`/v1/${kind}/{name}`, `/v1/${kind}/{name}/{size}`]),
-    '/', '/f/{file}', '/categories', '/login', '/health', '/metrics', '/v1/search', '/v1/types', '/v1/admin/keys',
-  ].map((p): [string, string] => ['get', p]),
-  ['post', '/v1/batch'], ['post', '/v1/render/{name}'], ['post', '/v1/me/token'], ['post', '/login'], ['post', '/v1/search'],
-  ['post', '/v1/admin/keys'], ['patch', '/v1/admin/keys/{id}'], ['delete', '/v1/admin/keys/{id}'],
-  // HEAD is described where clients use it (Koa answers it on every GET route).
-  ...['/v1/skin/{name}', '/v1/cape/{name}', '/f/{file}', ...['avatar', 'head', 'body', 'render', 'cube'].flatMap((kind) => [`/v1/${kind}/{name}`, `/v1/${kind}/{name}/{size}`])]
-    .map((p): [string, string] => ['head', p]),
-];
+// Every route of the three services' tables (api/http/route-table.ts), as the document lists them
+// ([method, OpenAPI path]), HEAD where a route describes it (Koa answers it on every GET route).
+const ROUTES: Array<[string, string]> = describedRoutes().flatMap(({ method, path: p, route }): Array<[string, string]> =>
+  [[method, p], ...(route.doc.head ? [['head', p] as [string, string]] : [])]);
 /** The routes that get a card on /docs (HEAD is told on its GET card). */
 const CARDS = ROUTES.filter(([method]) => method !== 'head');
 

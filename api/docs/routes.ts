@@ -1,28 +1,25 @@
-// GET /openapi.json and GET /docs on the skins service.
-import Router from '@koa/router';
-import type { Config } from '../config.ts';
+// GET /openapi.json and GET /docs on the skins service, over a source of the built document
+// (api/docs/served.ts), so that the document can list these routes without importing itself.
+import type { Context } from 'koa';
 import { pageLanguage, type Lang } from '../http/i18n.ts';
-import { renderDocsPage } from './docs-page.ts';
-import { buildOpenApi, type OpenApiDocument } from './openapi.ts';
+import type { Route } from '../http/route-table.ts';
+import { html, json } from './fragments.ts';
+import type { OpenApiDocument } from './openapi.ts';
 
-export function docsRouter(config: Config): Router {
-  const router = new Router();
-  // Built on first use and again only if PUBLIC_URL changes (a port 0 is known after listen);
-  // the page once per language.
-  let built: { publicUrl: string; doc: OpenApiDocument; html: Partial<Record<Lang, string>> } | null = null;
-  const current = () => {
-    if (built?.publicUrl !== config.publicUrl) built = { publicUrl: config.publicUrl, doc: buildOpenApi(config), html: {} };
-    return built;
-  };
+export interface DocsSource { document(): OpenApiDocument; page(lang: Lang): string }
 
-  router.get('/openapi.json', (ctx) => {
-    ctx.body = current().doc;
-  });
-  router.get('/docs', (ctx) => {
-    const lang = pageLanguage(ctx);
-    const { doc, html } = current();
-    ctx.type = 'html';
-    ctx.body = html[lang] ??= renderDocsPage(lang, doc);
-  });
-  return router;
-}
+export const DOCS_ROUTES: Route<DocsSource>[] = [
+  {
+    method: 'get', path: '/docs', doc: { summary: 'This documentation (HTML)', ok: html('the page') },
+    handle: (ctx: Context, docs) => {
+      ctx.type = 'html';
+      ctx.body = docs.page(pageLanguage(ctx));
+    },
+  },
+  {
+    method: 'get', path: '/openapi.json', doc: { summary: 'This description (OpenAPI 3.1)', ok: json('the document', { type: 'object' }) },
+    handle: (ctx: Context, docs) => {
+      ctx.body = docs.document();
+    },
+  },
+];

@@ -1,10 +1,13 @@
 // The media service's routes: thin handlers over the selector, library, access and file modules.
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError, isApiError } from '../../shared/errors.ts';
 import { requestOrigin } from '../http/client-address.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
 import { pageLanguage } from '../http/i18n.ts';
+import { choice, flag, pathParam, queryParamSpec, text, type Params } from '../http/params.ts';
+import type { Route } from '../http/route-table.ts';
+import { headers, HTML, html, json, octets, requires } from '../docs/fragments.ts';
+import { ref } from '../docs/schemas.ts';
+import { MEDIA_PRIVATE, HEALTH_DOC, ROOT_DOC } from '../docs/shared-routes.ts';
 import type { Grant, PrivateAccess } from './access.ts';
 import type { MediaSettings } from './config.ts';
 import type { CallCounter } from './counter.ts';
@@ -13,7 +16,8 @@ import { landingPage, summarize, summarizeCategory } from './landing.ts';
 import type { Category, Library } from './library.ts';
 import { loginPage, tokenPage } from './login-page.ts';
 import type { LibraryScanner } from './scanner.ts';
-import { parseSelection, type Selection } from './selector.ts';
+import { parseSelection, SELECTORS, type Selection } from './selector.ts';
+import { ORIENTATION_FILTERS } from './orientation.ts';
 import type { StickyPicks } from './sticky.ts';
 import type { MediaFile } from './types.ts';
 
@@ -22,7 +26,6 @@ export interface MediaRouteDeps {
   scanner: LibraryScanner;
   access: PrivateAccess;
   counter: CallCounter;
-  limiter: RateLimiter;
   settings: MediaSettings;
   sticky: StickyPicks;
   version: string;
@@ -140,80 +143,128 @@ async function readLoginPassword(ctx: Context): Promise<string> {
   return password;
 }
 
-export function mediaRouter(deps: MediaRouteDeps): Router {
-  const { library, access, counter, settings } = deps;
-  const router = new Router();
-  const limit = deps.limiter.middleware({ name: 'media', limit: settings.rateLimit });
-  const fileLimit = deps.limiter.middleware({ name: 'media-file', limit: settings.fileRateLimit });
-
-  router.get('/', limit, async (ctx) => {
-    const selection = parseSelection(ctx);
-    if (selection) {
-      await answerSelection(ctx, deps, selection);
-      // Only answered calls count: a refused one (401, 403, 404, 416...) throws or sets its status.
-      if (ctx.status < 400) counter.increment();
-      return;
-    }
-    const summary = summarize(library.categories().filter((c) => !c.meta.private), await counter.total());
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = landingPage(pageLanguage(ctx), summary, baseUrl(ctx, settings));
-  });
-
-  router.get('/f/:file', fileLimit, async (ctx) => {
-    const [, id, ext] = FILE_PATH.exec(ctx.params.file) ?? [];
-    const file = id ? library.file(id) : undefined;
-    const category = file && library.category(file.alias);
-    if (!file || !category || file.ext !== ext) {
-      if (id && library.indexing) throw stillIndexing();
-      throw new ApiError('route_not_found', { detail: 'no media file at this address' });
-    }
-    if (category.meta.private) await access.require(ctx);
-    if (await sendMediaFile(ctx, file, library.pathOf(file), { cache: category.meta.private ? 'private' : 'public', ranges: true }) === 'sent') return;
-    await deps.scanner.refreshFile(file.alias, file.name);
-    throw new ApiError('route_not_found', { detail: 'this file changed or was removed; ask for a new random file' });
-  });
-
-  // Public categories, and the private ones too for a request with valid credentials.
-  router.get('/categories', limit, async (ctx) => {
-    const grant = await access.optional(ctx);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = summarize(library.categories().filter((c) => grant || !c.meta.private), await counter.total());
-  });
-
-  router.get('/login', limit, (ctx) => {
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = loginPage(pageLanguage(ctx));
-  });
-
-  router.post('/login', limit, async (ctx) => {
-    const wantsJson = ctx.is('application/json') === 'application/json' || ctx.accepts('html', 'json') === 'json';
-    let grant: Grant;
-    try {
-      grant = await access.login(await readLoginPassword(ctx), ctx.ip);
-    } catch (err) {
-      if (wantsJson || !isApiError(err)) throw err;
-      // A browser posting the form gets the form again, with the reason, and the same status.
-      ctx.status = err.status;
-      if (err.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(err.retryAfter))));
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = loginPage(pageLanguage(ctx), err.code);
-      return;
-    }
-    ctx.set('Cache-Control', 'no-store');
-    const privateCategories = library.categories().filter((c) => c.meta.private).map(summarizeCategory);
-    if (wantsJson) {
-      ctx.body = { token: grant.token, expires_at: grant.expiresAt, categories: privateCategories.map((c) => c.alias) };
-      return;
-    }
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = tokenPage(pageLanguage(ctx), grant, privateCategories, baseUrl(ctx, settings));
-  });
-
-  // Public categories only: health checks are unauthenticated, so private ones are not hinted at.
-  router.get('/health', (ctx) => {
-    const { totals } = summarize(library.categories().filter((c) => !c.meta.private), 0);
-    ctx.body = { status: 'ok', service: 'media', version: deps.version, categories: totals.categories, files: totals.files };
-  });
-
-  return router;
+async function randomOrLanding(ctx: Context, deps: MediaRouteDeps, params: Params): Promise<void> {
+  const { library, counter, settings } = deps;
+  const selection = parseSelection(ctx, params);
+  if (selection) {
+    await answerSelection(ctx, deps, selection);
+    // Only answered calls count: a refused one (401, 403, 404, 416...) throws or sets its status.
+    if (ctx.status < 400) counter.increment();
+    return;
+  }
+  const summary = summarize(library.categories().filter((c) => !c.meta.private), await counter.total());
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = landingPage(pageLanguage(ctx), summary, baseUrl(ctx, settings));
 }
+
+async function fileById(ctx: Context, deps: MediaRouteDeps, params: Params): Promise<void> {
+  const { library, access } = deps;
+  const [, id, ext] = FILE_PATH.exec(params.file as string) ?? [];
+  const file = id ? library.file(id) : undefined;
+  const category = file && library.category(file.alias);
+  if (!file || !category || file.ext !== ext) {
+    if (id && library.indexing) throw stillIndexing();
+    throw new ApiError('route_not_found', { detail: 'no media file at this address' });
+  }
+  if (category.meta.private) await access.require(ctx);
+  if (await sendMediaFile(ctx, file, library.pathOf(file), { cache: category.meta.private ? 'private' : 'public', ranges: true }) === 'sent') return;
+  await deps.scanner.refreshFile(file.alias, file.name);
+  throw new ApiError('route_not_found', { detail: 'this file changed or was removed; ask for a new random file' });
+}
+
+// Public categories, and the private ones too for a request with valid credentials.
+async function categories(ctx: Context, { library, access, counter }: MediaRouteDeps): Promise<void> {
+  const grant = await access.optional(ctx);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = summarize(library.categories().filter((c) => grant || !c.meta.private), await counter.total());
+}
+
+async function login(ctx: Context, { library, access, settings }: MediaRouteDeps): Promise<void> {
+  const wantsJson = ctx.is('application/json') === 'application/json' || ctx.accepts('html', 'json') === 'json';
+  let grant: Grant;
+  try {
+    grant = await access.login(await readLoginPassword(ctx), ctx.ip);
+  } catch (err) {
+    if (wantsJson || !isApiError(err)) throw err;
+    // A browser posting the form gets the form again, with the reason, and the same status.
+    ctx.status = err.status;
+    if (err.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(err.retryAfter))));
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = loginPage(pageLanguage(ctx), err.code);
+    return;
+  }
+  ctx.set('Cache-Control', 'no-store');
+  const privateCategories = library.categories().filter((c) => c.meta.private).map(summarizeCategory);
+  if (wantsJson) {
+    ctx.body = { token: grant.token, expires_at: grant.expiresAt, categories: privateCategories.map((c) => c.alias) };
+    return;
+  }
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = tokenPage(pageLanguage(ctx), grant, privateCategories, baseUrl(ctx, settings));
+}
+
+// Public categories only: health checks are unauthenticated, so private ones are not hinted at.
+function health(ctx: Context, { library, version }: MediaRouteDeps): void {
+  const { totals } = summarize(library.categories().filter((c) => !c.meta.private), 0);
+  ctx.body = { status: 'ok', service: 'media', version, categories: totals.categories, files: totals.files };
+}
+
+/** Documented defaults of MEDIA_RATE_LIMIT / MEDIA_FILE_RATE_LIMIT; the service uses its settings. */
+export const MEDIA_GROUPS = { media: { name: 'media', limit: 600 }, file: { name: 'media-file', limit: 2400 } } as const;
+const privateToo = requires('', ...MEDIA_PRIVATE);
+const alias = 'scenery';
+
+export const MEDIA_ROUTES: Route<MediaRouteDeps>[] = [
+  {
+    method: 'get', path: '/', limit: MEDIA_GROUPS.media, handle: randomOrLanding, doc: ROOT_DOC,
+    params: [
+      ...Object.entries(SELECTORS).map(([name, s]) => queryParamSpec(name,
+        `media: random ${s.private ? 'private ' : 'public '}${s.type} of the category with this alias${s.private ? ' (password needed)' : ''}`, text, name === 'img' ? { example: alias } : {})),
+      queryParamSpec('orientation', 'media: only files of this orientation (square files match neither)', choice(ORIENTATION_FILTERS)),
+      queryParamSpec('format', 'media: a JSON description instead of the file', choice(['json']), { example: 'json' }),
+      flag('redirect', 0, 'media: 302 to the permanent address'),
+    ],
+  },
+  {
+    method: 'get', path: '/f/{file}', limit: MEDIA_GROUPS.file, handle: fileById,
+    params: [pathParam('file', '<id>.<ext> from a JSON answer or a redirect', { type: 'string', pattern: '^[0-9a-f]{24}\\.[a-z0-9]{2,5}$' })],
+    doc: {
+      summary: 'A file by its permanent address',
+      description: 'Immutable while the file is unchanged; ETag, Last-Modified, single byte ranges (206, 416) and HEAD. Private files need credentials.',
+      ok: octets('the file'),
+      more: {
+        206: octets('the bytes of a single Range', { headers: headers('Content-Range') }),
+        416: { description: 'a Range outside the file (no body)', headers: headers('Content-Range') },
+      },
+      conditional: true, head: true,
+      errors: ['route_not_found', 'password_required', 'wrong_password', 'overloaded'],
+      security: privateToo,
+    },
+  },
+  {
+    method: 'get', path: '/categories', limit: MEDIA_GROUPS.media, handle: categories,
+    doc: { summary: 'Categories with their counts', description: 'Private categories too when credentials are sent.', ok: json('categories and totals', ref('MediaCategories')), errors: ['wrong_password'], security: privateToo },
+  },
+  {
+    method: 'get', path: '/login', limit: MEDIA_GROUPS.media, doc: { summary: 'Login form (HTML)', ok: html('the form') },
+    handle: (ctx) => {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = loginPage(pageLanguage(ctx));
+    },
+  },
+  {
+    method: 'post', path: '/login', limit: MEDIA_GROUPS.media, handle: login,
+    doc: {
+      summary: 'Trade the password for a link token',
+      description: 'A form post gets an HTML page with the token and links (or the form again with the reason, under the error status); JSON gets JSON. '
+        + '10 password checks per IP per 10 minutes.',
+      body: {
+        required: true,
+        content: { 'application/json': { schema: ref('MediaLogin'), example: { password: 'PASSWORD' } }, 'application/x-www-form-urlencoded': { schema: ref('MediaLogin') } },
+      },
+      ok: { description: 'the token (JSON), or a page with it (form post)', content: { 'application/json': { schema: ref('MediaToken') }, 'text/html': HTML } },
+      errors: ['bad_request', 'wrong_password'], htmlErrors: true,
+    },
+  },
+  { method: 'get', path: '/health', handle: health, doc: HEALTH_DOC },
+];

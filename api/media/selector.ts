@@ -1,8 +1,9 @@
-// Reads and validates the selector query of GET /: which category, which kind of file, which
-// orientation, and how to answer. Every mistake is a 400 that names the parameter.
+// The selection of GET /: which category, which kind of file, which orientation, and how to
+// answer, from the parameters the route table read (orientation, format, redirect checked there).
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
-import { ORIENTATION_FILTERS, type OrientationFilter } from './orientation.ts';
+import type { Params } from '../http/params.ts';
+import type { OrientationFilter } from './orientation.ts';
 import type { MediaType } from './types.ts';
 
 export const SELECTORS = {
@@ -24,33 +25,15 @@ export interface Selection {
   answer: 'file' | 'json' | 'redirect';
 }
 
-function single(ctx: Context, name: string): string | undefined {
-  const raw = ctx.query[name];
-  if (Array.isArray(raw)) throw new ApiError('bad_request', { detail: `${name} may be given once` });
-  return raw;
-}
-
-const quote = (value: string) => JSON.stringify(value.slice(0, 80));
-
 /** The selection, or null when the query names no selector (the landing page). */
-export function parseSelection(ctx: Context): Selection | null {
+export function parseSelection(ctx: Context, params: Params): Selection | null {
+  // Given at all, even empty: `?img=` names a selector without its alias.
   const given = (Object.keys(SELECTORS) as SelectorName[]).filter((name) => ctx.query[name] !== undefined);
   if (given.length === 0) return null;
   if (given.length > 1) throw new ApiError('bad_request', { detail: `use one selector at a time (got ${given.join(', ')})` });
   const selector = given[0];
-  const alias = single(ctx, selector) ?? '';
+  const alias = params[selector] as string | undefined;
   if (!alias) throw new ApiError('bad_request', { detail: `${selector} needs a category alias` });
-
-  const orientation = single(ctx, 'orientation');
-  if (orientation !== undefined && !(ORIENTATION_FILTERS as readonly string[]).includes(orientation)) {
-    throw new ApiError('bad_request', { detail: `orientation must be ${ORIENTATION_FILTERS.join(' or ')} (got ${quote(orientation)})` });
-  }
-  const format = single(ctx, 'format');
-  if (format !== undefined && format !== 'json') throw new ApiError('bad_request', { detail: `format must be json, or left out for the file itself (got ${quote(format)})` });
-  const redirect = single(ctx, 'redirect');
-  if (redirect !== undefined && !['0', '1', 'true', 'false'].includes(redirect)) {
-    throw new ApiError('bad_request', { detail: `redirect must be 1 or 0 (got ${quote(redirect)})` });
-  }
-  const answer = format === 'json' ? 'json' : redirect === '1' || redirect === 'true' ? 'redirect' : 'file';
-  return { selector, alias, ...SELECTORS[selector], orientation: orientation as OrientationFilter | undefined, answer };
+  const answer = params.format === 'json' ? 'json' : params.redirect ? 'redirect' : 'file';
+  return { selector, alias, ...SELECTORS[selector], orientation: params.orientation as OrientationFilter | undefined, answer };
 }

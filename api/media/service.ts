@@ -11,7 +11,8 @@ import type { MediaSettings } from './config.ts';
 import { createCallCounter, type CallCounter } from './counter.ts';
 import { Library } from './library.ts';
 import { hashedPasswordVerifier, plainPasswordVerifier, type PasswordVerifier } from './password.ts';
-import { mediaRouter } from './routes.ts';
+import { MEDIA_GROUPS, MEDIA_ROUTES } from './routes.ts';
+import { tableRouter } from '../http/route-table.ts';
 import { ensureMediaDir } from './sample-library.ts';
 import { LibraryScanner } from './scanner.ts';
 import { StickyPicks } from './sticky.ts';
@@ -58,7 +59,9 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
 
   const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: englishErrorEnvelope });
   const sticky = new StickyPicks(settings.stickySeconds, MAX_STICKY_CLIENTS);
-  routes.mount(mediaRouter({ library, scanner, access, counter, limiter: deps.limiter, settings, sticky, version: VERSION }));
+  // The quotas are MEDIA_RATE_LIMIT and MEDIA_FILE_RATE_LIMIT; the table's are their defaults.
+  const quota = (group: { name: string }) => (group.name === MEDIA_GROUPS.file.name ? settings.fileRateLimit : settings.rateLimit);
+  routes.mount(tableRouter(MEDIA_ROUTES, { library, scanner, access, counter, settings, sticky, version: VERSION }, deps.limiter, quota));
 
   return {
     app,

@@ -1,39 +1,72 @@
 // The admin API over the key store: create (the key is in this answer only), list, update, delete.
-import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
+import { pathParam, text, type Params } from '../http/params.ts';
+import type { RequestBody } from '../docs/openapi.ts';
+import type { Route } from '../http/route-table.ts';
+import { json, pretty, requires } from '../docs/fragments.ts';
+import { object, ref } from '../docs/schemas.ts';
 import { requireAdmin } from './auth.ts';
 import { parseCreateInput, parsePatch, publicKey } from './keys/model.ts';
-import type { KeyStore } from './keys/store.ts';
+import type { SearchService } from './service.ts';
 
-export function adminRouter(store: KeyStore, adminToken: string | null, limiter: RateLimiter): Router {
-  const router = new Router({ prefix: '/v1/admin/keys' });
-  router.use(async (ctx, next) => {
-    await requireAdmin(adminToken, limiter, ctx);
-    await next();
-  });
+const adminOnly = (service: SearchService): Middleware[] => [async (ctx, next) => {
+  await requireAdmin(service.config.search.adminToken, service.limiter, ctx);
+  await next();
+}];
 
-  router.post('/', async (ctx) => {
-    const input = parseCreateInput(await readJson(ctx));
-    const { key, record } = await store.create(input);
-    ctx.status = 201;
-    ctx.body = { status: 'success', ...publicKey(record), key };
-  });
-
-  router.get('/', async (ctx) => {
-    ctx.body = { status: 'success', keys: (await store.list()).map((r) => publicKey(r)) };
-  });
-
-  router.patch('/:id', async (ctx) => {
-    const record = await store.update(ctx.params.id, parsePatch(await readJson(ctx)));
-    if (!record) throw new ApiError('not_found', { detail: `no key ${ctx.params.id}` });
-    ctx.body = { status: 'success', ...publicKey(record) };
-  });
-
-  router.delete('/:id', async (ctx) => {
-    if (!(await store.delete(ctx.params.id))) throw new ApiError('not_found', { detail: `no key ${ctx.params.id}` });
-    ctx.body = { status: 'success', id: ctx.params.id, deleted: true };
-  });
-  return router;
+async function create(ctx: Context, { keys }: SearchService): Promise<void> {
+  const input = parseCreateInput(await readJson(ctx));
+  const { key, record } = await keys.create(input);
+  ctx.status = 201;
+  ctx.body = { status: 'success', ...publicKey(record), key };
 }
+
+async function list(ctx: Context, { keys }: SearchService): Promise<void> {
+  ctx.body = { status: 'success', keys: (await keys.list()).map((r) => publicKey(r)) };
+}
+
+async function update(ctx: Context, { keys }: SearchService, params: Params): Promise<void> {
+  const id = params.id as string;
+  const record = await keys.update(id, parsePatch(await readJson(ctx)));
+  if (!record) throw new ApiError('not_found', { detail: `no key ${id}` });
+  ctx.body = { status: 'success', ...publicKey(record) };
+}
+
+async function remove(ctx: Context, { keys }: SearchService, params: Params): Promise<void> {
+  const id = params.id as string;
+  if (!(await keys.delete(id))) throw new ApiError('not_found', { detail: `no key ${id}` });
+  ctx.body = { status: 'success', id, deleted: true };
+}
+
+const admin = requires('searchAdmin');
+const adminErrors = ['unauthorized', 'admin_disabled', 'rate_limited'] as const;
+const keyId = pathParam('id', 'key id (key_...)', text);
+const body = (schema: string, example: unknown): RequestBody => ({ required: true, content: { 'application/json': { schema: ref(schema), example } } });
+
+export const ADMIN_ROUTES: Route<SearchService>[] = [
+  {
+    method: 'post', path: '/v1/admin/keys', before: adminOnly, handle: create,
+    doc: {
+      summary: 'Create a key', description: 'The key itself is in this answer only; just its hash is stored.',
+      body: body('CreateKey', { name: 'acme', plan: 'premium', duration: '2m', request_limit: 10000 }),
+      status: '201', ok: json('the key record and the key', ref('ApiKeyCreated')), errors: [...adminErrors, 'bad_request'], security: admin,
+    },
+  },
+  {
+    method: 'get', path: '/v1/admin/keys', params: [pretty], before: adminOnly, handle: list,
+    doc: { summary: 'List keys', ok: json('every key record', ref('ApiKeyList')), errors: adminErrors, security: admin },
+  },
+  {
+    method: 'patch', path: '/v1/admin/keys/{id}', params: [keyId], before: adminOnly, handle: update,
+    doc: {
+      summary: 'Disable, limit or re-date a key', body: body('KeyPatch', { disabled: true }),
+      ok: json('the updated record', { allOf: [ref('ApiKey'), object({ status: { const: 'success' } })] }), errors: [...adminErrors, 'bad_request', 'not_found'], security: admin,
+    },
+  },
+  {
+    method: 'delete', path: '/v1/admin/keys/{id}', params: [keyId], before: adminOnly, handle: remove,
+    doc: { summary: 'Delete a key', ok: json('deleted', ref('ApiKeyDeleted')), errors: [...adminErrors, 'not_found'], security: admin },
+  },
+];

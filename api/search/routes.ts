@@ -1,52 +1,76 @@
-// The public routes: the front page, /health and /v1/types need no key; /v1/search (GET or POST) does.
-import Router from '@koa/router';
-import type { Context } from 'koa';
+// The search service's route table: the front page, /health and /v1/types need no key;
+// /v1/search (GET or POST) does; the admin API (admin-routes.ts) needs the admin token.
+import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
-import { readJson, queryParam } from '../http/body.ts';
+import { readJson } from '../http/body.ts';
+import { choice, queryParamSpec, text, type Params } from '../http/params.ts';
+import type { Route } from '../http/route-table.ts';
+import { json, pretty, requires } from '../docs/fragments.ts';
+import { ref } from '../docs/schemas.ts';
+import { HEALTH_DOC, ROOT_DOC } from '../docs/shared-routes.ts';
 import { presentedKey, refuse, useKey } from './auth.ts';
 import { assumedRegion, parseQuery } from './detect.ts';
 import { requestOrigin } from '../http/client-address.ts';
 import { pageLanguage } from '../http/i18n.ts';
+import { ADMIN_ROUTES } from './admin-routes.ts';
 import { frontPage } from './front-page.ts';
 import type { SearchService } from './service.ts';
 import { TYPE_INFO } from './types.ts';
 
-async function searchInput(ctx: Context): Promise<{ query: unknown; type: unknown }> {
-  if (ctx.method === 'GET') return { query: queryParam(ctx, 'query'), type: queryParam(ctx, 'type') };
-  const body = await readJson(ctx);
-  const fields = typeof body === 'object' && body !== null ? body as Record<string, unknown> : {};
-  return { query: fields.query, type: fields.type };
+function front(ctx: Context, service: SearchService): void {
+  // API clients asking for JSON get what any unknown address gives them.
+  if (ctx.accepts('html', 'json') !== 'html') throw new ApiError('route_not_found');
+  const { publicUrl } = service.config.search;
+  ctx.type = 'html';
+  ctx.body = frontPage(pageLanguage(ctx), { self: publicUrl ?? requestOrigin(ctx, ctx.state.viaTrustedProxy === true), docs: `${service.config.publicUrl}/docs` });
 }
 
-export function searchRouter(service: SearchService): Router {
-  const router = new Router();
+/** A request without a key is refused before anything else is read. */
+const keyPresented = (service: SearchService): Middleware => async (ctx, next) => {
+  ctx.state.searchKey = presentedKey(ctx) ?? await refuse(service.limiter, ctx, 'missing_key');
+  await next();
+};
 
-  router.get('/', (ctx) => {
-    // API clients asking for JSON get what any unknown address gives them.
-    if (ctx.accepts('html', 'json') !== 'html') throw new ApiError('route_not_found');
-    const { publicUrl } = service.config.search;
-    ctx.type = 'html';
-    ctx.body = frontPage(pageLanguage(ctx), { self: publicUrl ?? requestOrigin(ctx, ctx.state.viaTrustedProxy === true), docs: `${service.config.publicUrl}/docs` });
-  });
-
-  router.get('/health', async (ctx) => {
-    ctx.body = service.health();
-  });
-
-  router.get('/v1/types', (ctx) => {
-    ctx.body = { status: 'success', types: TYPE_INFO };
-  });
-
-  const search = async (ctx: Context) => {
-    const key = presentedKey(ctx) ?? await refuse(service.limiter, ctx, 'missing_key');
-    // The query is checked before the key is counted: a malformed request costs no quota.
-    const { query, type } = await searchInput(ctx);
-    const region = service.config.search.defaultRegion;
-    const parsed = parseQuery(query, type, region);
-    const record = await useKey(service.keys, service.limiter, ctx, key);
-    ctx.body = await service.search(parsed, record.id, assumedRegion(query as string, parsed, region));
-  };
-  router.get('/v1/search', search);
-  router.post('/v1/search', search);
-  return router;
+async function search(ctx: Context, service: SearchService, params: Params): Promise<void> {
+  const input = ctx.method === 'GET' ? params : await readJson(ctx);
+  const fields = typeof input === 'object' && input !== null ? input as Record<string, unknown> : {};
+  // The query is checked before the key is counted: a malformed request costs no quota.
+  const region = service.config.search.defaultRegion;
+  const parsed = parseQuery(fields.query, fields.type, region);
+  const record = await useKey(service.keys, service.limiter, ctx, ctx.state.searchKey as string);
+  ctx.body = await service.search(parsed, record.id, assumedRegion(fields.query as string, parsed, region));
 }
+
+const example = TYPE_INFO.find((t) => t.type === 'email')!.example;
+const keyErrors = ['missing_key', 'invalid_key', 'key_disabled', 'key_expired', 'key_exhausted', 'rate_limited'] as const;
+const searchErrors = ['invalid_query', 'invalid_type', 'bad_request', ...keyErrors, 'search_failed'] as const;
+const description = 'A main pass over every source that answers the type, then a cross pass over the entities found, under one deadline (SEARCH_TIMEOUT_MS). '
+  + 'A malformed query is refused before the key is counted.';
+
+export const SEARCH_ROUTES: Route<SearchService>[] = [
+  { method: 'get', path: '/', handle: front, doc: ROOT_DOC },
+  { method: 'get', path: '/health', handle: (ctx, service) => { ctx.body = service.health(); }, doc: HEALTH_DOC },
+  {
+    method: 'get', path: '/v1/types', params: [pretty], handle: (ctx) => { ctx.body = { status: 'success', types: TYPE_INFO }; },
+    doc: { summary: 'Query types with a description and an example', description: 'No key needed.', ok: json('the types', ref('SearchTypes')) },
+  },
+  {
+    method: 'get', path: '/v1/search', before: (service) => [keyPresented(service)], handle: search,
+    params: [
+      queryParamSpec('query', 'the value to search (URL-encode a leading +)', text, { required: true, missing: 'invalid_query', example }),
+      // Checked with the query (invalid_type, before it) by parseQuery, as a POST body's type is.
+      queryParamSpec('type', 'query type; auto detects it', choice(TYPE_INFO.map((t) => t.type), 'auto'), { read: (raw) => raw }),
+      pretty,
+    ],
+    doc: { summary: 'Search', description, ok: json('search result', ref('SearchResult')), errors: searchErrors, security: requires('searchApiKey') },
+  },
+  {
+    method: 'post', path: '/v1/search', params: [pretty], before: (service) => [keyPresented(service)], handle: search,
+    doc: {
+      summary: 'Search (JSON body)', description,
+      body: { required: true, content: { 'application/json': { schema: ref('SearchRequest'), example: { query: example, type: 'email' } } } },
+      ok: json('search result', ref('SearchResult')), errors: searchErrors, security: requires('searchApiKey'),
+    },
+  },
+  ...ADMIN_ROUTES,
+];

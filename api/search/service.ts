@@ -6,12 +6,12 @@ import type { Config } from '../config.ts';
 import { createHttpApp, type AppState } from '../http/app.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Service, SharedDeps } from '../service.ts';
-import { adminRouter } from './admin-routes.ts';
 import { loadAuditSecret, queryHash, type AuditSecret } from './audit.ts';
 import { formatSearchError } from './errors.ts';
 import { openKeyStore, type KeyStore } from './keys/store.ts';
 import { CROSS_FANOUT, runSearch, type SearchResult } from './pipeline.ts';
-import { searchRouter } from './routes.ts';
+import { SEARCH_ROUTES } from './routes.ts';
+import { tableRouter } from '../http/route-table.ts';
 import { domainAnalyser } from './sources/analysers/domain.ts';
 import { emailAnalyser } from './sources/analysers/email.ts';
 import { ipAnalyser } from './sources/analysers/ip.ts';
@@ -57,8 +57,7 @@ export class SearchService implements Service {
     ];
     const { app, routes } = createHttpApp({ service: 'search', log: deps.log, config: deps.config, formatError: formatSearchError });
     this.app = app;
-    routes.mount(searchRouter(this));
-    routes.mount(adminRouter(this.keys, deps.config.search.adminToken, deps.limiter));
+    routes.mount(tableRouter(SEARCH_ROUTES, this, deps.limiter));
   }
 
   /**

@@ -1,12 +1,13 @@
-// Parameters of the image endpoints: defaults, ranges and one canonical key per option set
-// (the render cache and the ETag are derived from it, so equal requests share one image).
-import type { Context } from 'koa';
-import { ApiError } from '../../shared/errors.ts';
+// Parameters of the image endpoints, declared once per kind (defaults, ranges, allowed values:
+// read by api/http/params.ts and described in /openapi.json), and one canonical key per option
+// set (the render cache and the ETag are derived from it, so equal requests share one image).
 import type { ViewOptions } from '../../renderer/jobs.ts';
 import { POSE_NAMES, type PoseName } from '../../shared/skin-layout.ts';
-import { queryFlag, queryParam } from '../http/body.ts';
+import { ApiError } from '../../shared/errors.ts';
+import { between, choice, flag, pathParam, queryParamSpec, type Param, type Params } from '../http/params.ts';
 
 export type ImageKind = 'avatar' | 'head' | 'body' | 'render' | 'cube';
+export const IMAGE_KINDS: readonly ImageKind[] = ['avatar', 'head', 'body', 'render', 'cube'];
 
 export interface ImageOptions extends ViewOptions {
   kind: ImageKind;
@@ -17,72 +18,86 @@ export interface ImageOptions extends ViewOptions {
   pose: PoseName;
 }
 
-const DEFAULTS: Record<ImageKind, Omit<ImageOptions, 'kind'>> = {
-  avatar: { size: 128, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front', pose: 'standing' },
-  head: { size: 128, yaw: 35, pitch: 20, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front', pose: 'standing' },
-  body: { size: 256, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front', pose: 'standing' },
-  render: { size: 256, yaw: 0, pitch: 0, shadow: true, outer: true, bg: null, scale: null, shape: 'square', view: 'front', pose: 'standing' },
-  cube: { size: 256, yaw: 0, pitch: 0, shadow: false, outer: true, bg: null, scale: null, shape: 'square', view: 'front', pose: 'standing' },
-};
-
 export const SIZE_RANGE = { min: 8, max: 512 } as const;
 
-/** Plain decimal numbers only: Number() would also take "0x40", "1e2", " 64" and "064". */
-const INTEGER = /^-?(0|[1-9]\d*)$/;
-const DECIMAL = /^-?(0|[1-9]\d*)(\.\d+)?$/;
-
-function number(ctx: Context, name: string, fallback: number, min: number, max: number, integer: boolean, raw = queryParam(ctx, name)): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!(integer ? INTEGER : DECIMAL).test(raw) || value < min || value > max) {
-    throw new ApiError('bad_request', { detail: {
-      zh: `${name} 必须是 ${min} 到 ${max} 之间的${integer ? '整数' : '数字'}`,
-      en: `${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`,
-    } });
-  }
-  return value;
-}
-
-function choice<T extends string>(ctx: Context, name: string, fallback: T, allowed: readonly T[]): T {
-  const raw = queryParam(ctx, name);
-  if (raw === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ApiError('bad_request', { detail: { zh: `${name} 只能是 ${allowed.join(' 或 ')}`, en: `${name} must be ${allowed.join(' or ')}` } });
-  }
-  return raw as T;
-}
-
-function color(ctx: Context): string | null {
-  const raw = queryParam(ctx, 'bg');
-  if (raw === undefined || raw === 'transparent') return null;
+function color(raw: string): string | null {
+  if (raw === 'transparent') return null;
   const hex = raw.replace(/^#/, '');
   if (!/^[0-9a-fA-F]{6}$/.test(hex)) throw new ApiError('bad_request', { detail: { zh: 'bg 必须是 RRGGBB 十六进制颜色', en: 'bg must be a RRGGBB hex colour' } });
   return hex.toLowerCase();
 }
 
-/** Reads and validates every option of an image request; the size may come from the path. */
-export function parseImageOptions(ctx: Context, kind: ImageKind): ImageOptions {
-  const d = DEFAULTS[kind];
-  const inQuery = queryParam(ctx, 'size');
-  if (ctx.params.size !== undefined && inQuery !== undefined) {
-    throw new ApiError('bad_request', { detail: { zh: 'size 只能在路径或查询参数中给出一次', en: 'size is given both in the path and in the query' } });
-  }
-  const size = number(ctx, 'size', d.size, SIZE_RANGE.min, SIZE_RANGE.max, true, ctx.params.size ?? inQuery);
-  const helm = queryFlag(ctx, 'helm', true);
+/** The size in pixels, in the path or in the query (not both: api/http/params.ts refuses that). */
+export function sizeParam(where: 'path' | 'query', fallback: number, description = 'pixels'): Param {
+  const schema = between('integer', SIZE_RANGE.min, SIZE_RANGE.max, fallback);
+  return where === 'path' ? pathParam('size', description, schema, { example: fallback }) : queryParamSpec('size', description, schema, { example: fallback });
+}
+
+const yaw = (fallback: number) => queryParamSpec('yaw', 'degrees; 0 = front, 90 = the figure\'s left side', between('number', -180, 180, fallback));
+const pitch = (fallback: number) => queryParamSpec('pitch', 'degrees; positive looks down from above', between('number', -90, 90, fallback));
+const helm = flag('helm', 1, '0 drops the hat layer (as outer=0 does)');
+const outer = flag('outer', 1, '0 hides the second skin layer (as helm=0 does)');
+const shadow = (fallback: 0 | 1) => flag('shadow', fallback, 'shadow under the feet');
+const bg = queryParamSpec('bg', 'background colour RRGGBB (default transparent)', { type: 'string', pattern: '^#?[0-9a-fA-F]{6}$|^transparent$' }, { example: '336699', read: color });
+const scale = queryParamSpec('scale', 'zoom of the figure (default fits the canvas)', between('number', 0.25, 4));
+const shape = queryParamSpec('shape', 'outline', choice(['square', 'circle'], 'square'));
+const view = queryParamSpec('view', 'side shown', choice(['front', 'back'], 'front'));
+const pose = queryParamSpec('pose', 'how the figure stands', choice(POSE_NAMES, 'standing'), { example: 'waving' });
+
+/** The options of `render` (GET of a player, POST of an upload), in the order the docs list them. */
+export const RENDER_OPTIONS: readonly Param[] = [yaw(0), pitch(0), shadow(1), outer, helm, bg, scale, pose];
+
+/**
+ * Per kind: the default size, the options that change its pixels (those optionsKey reads), and the
+ * others, which every kind checks alike but this one does not use.
+ */
+const KINDS: Record<ImageKind, { summary: string; size: number; options: readonly Param[]; unused: readonly Param[] }> = {
+  avatar: { summary: '2D face with its hat layer, square or round', size: 128, options: [shape, helm, outer, bg], unused: [yaw(0), pitch(0), shadow(0), scale, view] },
+  head: { summary: '3D head', size: 128, options: [yaw(35), pitch(20), helm, outer, bg, shadow(0), scale], unused: [shape, view] },
+  body: { summary: 'Full body, front or back (size wide, twice as tall)', size: 256, options: [view, outer, helm, bg], unused: [yaw(0), pitch(0), shadow(0), scale, shape] },
+  render: { summary: '3D render of the figure at any yaw and pitch', size: 256, options: RENDER_OPTIONS, unused: [shape, view] },
+  cube: { summary: 'The head as a cube with its hat', size: 256, options: [yaw(0), pitch(0), helm, outer, bg, shadow(0), scale], unused: [shape, view] },
+};
+
+const unused = (p: Param): Param => ({ ...p, description: `${p.description}; checked, but no effect on this image` });
+
+export const imageSummary = (kind: ImageKind) => KINDS[kind].summary;
+
+/** The parameters of GET /v1/<kind>/{name}[/{size}] after the name: the size, then the options. */
+export function imageParams(kind: ImageKind, sizeIn: 'path' | 'query'): Param[] {
+  const { size, options, unused: others } = KINDS[kind];
+  return [sizeParam(sizeIn, size), ...options, ...others.map(unused)];
+}
+
+/** The options of an image request from its parameters as read. */
+export function imageOptions(kind: ImageKind, params: Params): ImageOptions {
+  const p = params as Partial<Record<string, unknown>>;
   return {
     kind,
-    size,
-    yaw: number(ctx, 'yaw', d.yaw, -180, 180, false),
-    pitch: number(ctx, 'pitch', d.pitch, -90, 90, false),
-    shadow: queryFlag(ctx, 'shadow', d.shadow),
+    size: p.size as number,
+    yaw: p.yaw as number,
+    pitch: p.pitch as number,
+    shadow: p.shadow as boolean,
     // `helm` (avatar, head, cube) and `outer` (body, render) both switch the second layer.
-    outer: queryFlag(ctx, 'outer', d.outer) && helm,
-    bg: color(ctx),
-    scale: queryParam(ctx, 'scale') === undefined ? null : number(ctx, 'scale', 1, 0.25, 4, false),
-    shape: choice(ctx, 'shape', d.shape, ['square', 'circle'] as const),
-    view: choice(ctx, 'view', d.view, ['front', 'back'] as const),
-    pose: kind === 'render' ? choice(ctx, 'pose', d.pose, POSE_NAMES) : d.pose,
+    outer: (p.outer as boolean) && (p.helm as boolean),
+    bg: (p.bg as string | null | undefined) ?? null,
+    scale: (p.scale as number | undefined) ?? null,
+    shape: p.shape as ImageOptions['shape'],
+    view: p.view as ImageOptions['view'],
+    pose: kind === 'render' ? p.pose as PoseName : 'standing',
   };
+}
+
+/** Default and range of each render option, for the player record (from the same declarations). */
+export function renderOptionsInfo(): Record<string, unknown> {
+  const info = (p: Param) => {
+    const s = p.schema as { type?: string; default?: unknown; minimum?: number; maximum?: number; enum?: unknown[] };
+    if (p.name === 'bg') return { default: 'transparent', format: 'RRGGBB' };
+    if (s.enum) return { default: s.default, values: s.enum };
+    return { default: s.default ?? null, min: s.minimum, max: s.maximum };
+  };
+  const shown = [sizeParam('query', KINDS.render.size), ...RENDER_OPTIONS.filter((p) => p.name !== 'helm')];
+  return Object.fromEntries(shown.map((p) => [p.name, info(p)]));
 }
 
 /**

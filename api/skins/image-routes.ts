@@ -1,59 +1,107 @@
-// Image endpoints: GET avatar/head/body/render/cube of a player, POST render of an uploaded skin.
+// Image routes: GET avatar/head/body/render/cube of a player, POST render of an uploaded skin.
 import { createHash } from 'node:crypto';
-import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
-import { queryParam } from '../http/body.ts';
 import { singleFileForm } from '../http/multipart.ts';
-import { optionsKey, parseImageOptions, type ImageKind } from './image-params.ts';
+import { asFormField, choice, queryParamSpec, type Param, type Params } from '../http/params.ts';
+import type { Route } from '../http/route-table.ts';
+import { png } from '../docs/fragments.ts';
+import { object } from '../docs/schemas.ts';
+import { IMAGE_KINDS, imageOptions, imageParams, imageSummary, optionsKey, sizeParam, type ImageKind } from './image-params.ts';
 import { imageEtag, sendPng } from './image-response.ts';
 import { profileOrDemoFallback } from './pages/demo-fallback.ts';
+import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
 import type { SkinsService } from './service.ts';
-import { parseSource } from './validate.ts';
+import type { SourceParam } from './types.ts';
 
 interface UploadedFile { buffer: Buffer; size: number }
 
-export function imageRouter(service: SkinsService, limit: Middleware): Router {
-  const router = new Router();
-
-  const image = (kind: ImageKind): Middleware => async (ctx) => {
-    const options = parseImageOptions(ctx, kind);
-    const source = parseSource(queryParam(ctx, 'source'));
-    const { profile, fallback } = await profileOrDemoFallback(ctx.params.name, service.config.demoPlayer, async () => (await service.lookup.find(ctx.params.name, source)).value);
-    await service.images.reply(ctx, profile, options);
-    if (fallback) {
-      ctx.set('Cache-Control', 'no-store');
-      ctx.set('X-Demo-Fallback', fallback);
-    }
-  };
-  for (const kind of ['avatar', 'head', 'body', 'render', 'cube'] as const) {
-    router.get(`/v1/${kind}/:name`, limit, image(kind));
-    router.get(`/v1/${kind}/:name/:size`, limit, image(kind));
-  }
-
-  // Render parameters are short: 1 KiB a field is plenty and keeps 20 fields small.
-  const upload = singleFileForm('file', { fileSize: MAX_SKIN_BYTES, fields: 20, fieldSize: 1024 });
-  router.post('/v1/render/:size', limit, upload, async (ctx: Context) => {
-    const file = (ctx as Context & { file?: UploadedFile }).file;
-    if (!file) throw new ApiError('missing_param', { detail: 'file (multipart/form-data)' });
-    const fields = (ctx.request as { body?: Record<string, string> }).body ?? {};
-    // Form fields count like query parameters so one parser validates both.
-    for (const [name, value] of Object.entries(fields)) {
-      // A field given twice, or in both the form and the query, is as ambiguous as a repeated parameter.
-      if (typeof value !== 'string' || ctx.query[name] !== undefined) throw new ApiError('bad_request', { detail: { zh: `${name} 只能出现一次`, en: `${name} is given more than once` } });
-      ctx.query = { ...ctx.query, [name]: value };
-    }
-    const model = queryParam(ctx, 'model');
-    if (model !== undefined && model !== 'classic' && model !== 'slim') throw new ApiError('bad_request', { detail: { zh: 'model 只能是 classic 或 slim', en: 'model must be classic or slim' } });
-    const options = parseImageOptions(ctx, 'render');
-    const png = await service.images.drawUpload(file.buffer, model === undefined ? null : model === 'slim', options);
-    // From the uploaded bytes and the options: two uploads never share a tag.
-    const uploadHash = createHash('sha256').update(file.buffer).digest('base64url');
-    sendPng(ctx, { png, etag: imageEtag('upload', uploadHash, model ?? 'guess', optionsKey(options)), cache: 'MISS' });
-    // An upload is nobody's permanent image: nothing may keep it.
+const image = (kind: ImageKind) => async (ctx: Context, service: SkinsService, params: Params): Promise<void> => {
+  const name = params.name as string;
+  const { profile, fallback } = await profileOrDemoFallback(name, service.config.demoPlayer, async () => (await service.lookup.find(name, params.source as SourceParam)).value);
+  await service.images.reply(ctx, profile, imageOptions(kind, params));
+  if (fallback) {
     ctx.set('Cache-Control', 'no-store');
-  });
+    ctx.set('X-Demo-Fallback', fallback);
+  }
+};
 
-  return router;
+// Render parameters are short: 1 KiB a field is plenty and keeps 20 fields small.
+const uploadForm = singleFileForm('file', { fileSize: MAX_SKIN_BYTES, fields: 20, fieldSize: 1024 });
+
+/** The uploaded file must be there; its form fields then count as query parameters, so one reader checks both. */
+const formFieldsAsQuery: Middleware = async (ctx, next) => {
+  if (!(ctx as Context & { file?: UploadedFile }).file) throw new ApiError('missing_param', { detail: 'file (multipart/form-data)' });
+  const fields = (ctx.request as { body?: Record<string, string> }).body ?? {};
+  for (const [name, value] of Object.entries(fields)) {
+    // A field given twice, or in both the form and the query, is as ambiguous as a repeated parameter.
+    if (typeof value !== 'string' || ctx.query[name] !== undefined) throw new ApiError('bad_request', { detail: { zh: `${name} 只能出现一次`, en: `${name} is given more than once` } });
+    ctx.query = { ...ctx.query, [name]: value };
+  }
+  await next();
+};
+
+async function renderUpload(ctx: Context, service: SkinsService, params: Params): Promise<void> {
+  const file = (ctx as Context & { file: UploadedFile }).file;
+  const model = params.model as 'classic' | 'slim' | undefined;
+  const options = imageOptions('render', params);
+  const drawn = await service.images.drawUpload(file.buffer, model === undefined ? null : model === 'slim', options);
+  // From the uploaded bytes and the options: two uploads never share a tag.
+  const uploadHash = createHash('sha256').update(file.buffer).digest('base64url');
+  sendPng(ctx, { png: drawn, etag: imageEtag('upload', uploadHash, model ?? 'guess', optionsKey(options)), cache: 'MISS' });
+  // An upload is nobody's permanent image: nothing may keep it.
+  ctx.set('Cache-Control', 'no-store');
 }
+
+// The form of an upload: the options of a render (the query may carry them too) and the model.
+const uploadFields: Param[] = [
+  asFormField(queryParamSpec('model', 'else guessed from the pixels', choice(['classic', 'slim']))),
+  ...imageParams('render', 'query').slice(1).map(asFormField),
+];
+const field = (p: Param) => [p.name, { ...p.schema, description: p.description }];
+
+function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
+  const route = (sizeIn: 'path' | 'query'): Route<SkinsService> => ({
+    method: 'get', path: sizeIn === 'path' ? `/v1/${kind}/{name}/{size}` : `/v1/${kind}/{name}`, limit: RATE_GROUPS.image,
+    params: [namePath, ...imageParams(kind, sizeIn), source], handle: image(kind),
+    doc: {
+      summary: imageSummary(kind),
+      description: `Size in pixels ${sizeIn === 'path' ? 'in the path (or as ?size=)' : 'as ?size= (or in the path)'}. Answers HEAD too.`,
+      ok: png('the image'), conditional: true, head: true,
+      errors: ['bad_request', ...LOOKUP_ERRORS, ...(kind === 'avatar' ? [] : ['render_failed', 'overloaded'] as const)],
+    },
+  });
+  return [route('query'), route('path')];
+}
+
+export const IMAGE_ROUTES: Route<SkinsService>[] = [
+  ...IMAGE_KINDS.flatMap(imageRoutes),
+  {
+    // OpenAPI forbids a second template that differs from /v1/render/{name} only in its
+    // parameter's name, so the document lists the upload under that path item.
+    method: 'post', path: '/v1/render/{size}', docPath: '/v1/render/{name}', limit: RATE_GROUPS.image,
+    params: [sizeParam('path', 256, 'the size in pixels (this segment holds no name for an upload)'), ...uploadFields],
+    before: () => [uploadForm, formFieldsAsQuery],
+    handle: renderUpload,
+    doc: {
+      summary: 'Render an uploaded skin',
+      description: 'The path segment is the size in pixels (POST /v1/render/256); there is no player name. '
+        + 'The render options may also be given in the query. The answer is not cached (Cache-Control: no-store).',
+      body: {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: object({
+              file: { type: 'string', contentMediaType: 'image/png', maxLength: MAX_SKIN_BYTES, description: `skin PNG, at most ${MAX_SKIN_BYTES / 1024 / 1024} MB` },
+              ...Object.fromEntries(uploadFields.map(field)),
+            }, uploadFields.map((p) => p.name)),
+            example: { file: '(the PNG file)', model: 'slim', yaw: 30 },
+          },
+        },
+      },
+      ok: png('the render of the uploaded skin'),
+      errors: ['missing_param', 'bad_request', 'invalid_skin', 'render_failed', 'overloaded'],
+    },
+  },
+];

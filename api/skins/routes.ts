@@ -1,116 +1,179 @@
-// The skins service's routes: thin handlers over the lookup, record and texture modules.
-import Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+// The skins service's route table: lookups, batches and external-service info here; images,
+// account and pages in their own files; all joined in SKINS_ROUTES. Handlers are thin, over the
+// lookup, record and texture modules.
+import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
-import { queryFlag, readJson, queryParam } from '../http/body.ts';
+import { readJson } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
+import { flag, pathParam, queryParamSpec, text, type Param, type Params } from '../http/params.ts';
+import type { Route, RouteTable } from '../http/route-table.ts';
+import { data, png, pretty } from '../docs/fragments.ts';
+import { ref } from '../docs/schemas.ts';
+import { DOCS_ROUTES } from '../docs/routes.ts';
 import type { SkinsService } from './service.ts';
-import { parseBatch, runBatch } from './batch.ts';
+import { BATCH_LIMIT, parseBatch, runBatch } from './batch.ts';
 import { imageEtag, notModified, sendPng } from './image-response.ts';
+import { IMAGE_ROUTES } from './image-routes.ts';
+import { ACCOUNT_ROUTES } from './account/routes.ts';
+import { PAGE_ROUTES } from './pages/routes.ts';
 import { playerRecord, profileRecord, readTextures, uuidRecord } from './records.ts';
 import { decodeTexturesValue } from './textures.ts';
-import type { RawProfile } from './types.ts';
+import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
+import type { RawProfile, SourceParam } from './types.ts';
 import { parsePlayerQuery, parseSource, parseUuid } from './validate.ts';
 
-export const RATE_GROUPS = {
-  normal: { name: 'normal', limit: 120 },
-  image: { name: 'image', limit: 240 },
-  batch: { name: 'batch', limit: 300 },
-} as const;
+// ---- parameters ----------------------------------------------------------------------------------
 
-const sourceOf = (ctx: Context) => parseSource(queryParam(ctx, 'source'));
+const uuidPath = pathParam('uuid', '32 hex digits, dashes optional', { type: 'string', pattern: '^[0-9a-fA-F-]{32,36}$' }, { read: parseUuid });
+
+const sourceOf = (params: Params) => params.source as SourceParam;
+
+// ---- handlers ---------------------------------------------------------------------------------
+
+async function player(ctx: Context, service: SkinsService, params: Params): Promise<void> {
+  const found = await service.lookup.find(params.name as string, sourceOf(params));
+  ctx.set('X-Cache', found.cache);
+  ok(ctx, playerRecord(found.value, service.config.publicUrl));
+}
+
+async function uuid(ctx: Context, service: SkinsService, params: Params): Promise<void> {
+  const source = sourceOf(params);
+  const query = parsePlayerQuery(params.name as string, source);
+  const resolved = query.kind === 'name'
+    ? await service.lookup.resolveName(query.name, source)
+    : await service.lookup.profile(query.uuid, source);
+  const hit = { id: resolved.value.id, name: resolved.value.name, source: resolved.source };
+  ctx.set('X-Cache', resolved.cache);
+  ok(ctx, uuidRecord(hit, resolved.cache !== 'MISS'));
+}
+
+async function profile(ctx: Context, service: SkinsService, params: Params): Promise<void> {
+  const found = await service.lookup.profile(params.uuid as string, sourceOf(params));
+  ctx.set('X-Cache', found.cache);
+  ok(ctx, profileRecord(found.value));
+}
+
+async function batchFromQuery(ctx: Context, service: SkinsService, params: Params): Promise<void> {
+  const list = (name: string) => (params[name] as string | undefined)?.split(',');
+  ok(ctx, await runBatch(parseBatch({ names: list('names'), uuids: list('uuids'), type: params.type }, sourceOf(params)), service.lookup));
+}
+
+async function batchFromBody(ctx: Context, service: SkinsService, params: Params): Promise<void> {
+  const body = await readJson(ctx);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError('bad_request', { detail: { zh: '请求体应为 JSON 对象 {names, uuids, type, source}', en: 'the body must be a JSON object {names, uuids, type, source}' } });
+  }
+  const fields = body as { names?: unknown; uuids?: unknown; type?: unknown; source?: unknown };
+  if (fields.source !== undefined && typeof fields.source !== 'string') throw new ApiError('bad_source');
+  const source = fields.source === undefined ? sourceOf(params) : parseSource(fields.source as string);
+  ok(ctx, await runBatch(parseBatch({ ...fields, type: fields.type ?? params.type }, source), service.lookup));
+}
+
+function decode(ctx: Context, _service: SkinsService, params: Params): void {
+  const decoded = decodeTexturesValue(params.value as string);
+  if (!decoded) throw new ApiError('bad_request', { detail: { zh: 'value 不是有效的 base64 材质数据', en: 'value is not base64 textures data' } });
+  ok(ctx, decoded);
+}
+
+async function announcements(ctx: Context, service: SkinsService, params: Params): Promise<void> {
+  const list = await service.externalInfo.announcements(params.fresh as boolean);
+  ok(ctx, { source: 'external', count: list.length, announcements: list });
+}
+
+async function meta(ctx: Context, service: SkinsService): Promise<void> {
+  ok(ctx, service.externalInfo.metaRecord(await service.externalInfo.metadata()));
+}
 
 /** Raw texture endpoints (/v1/skin, /v1/cape): the unprocessed PNG, from the allow-listed host. */
-function textureRoute(service: SkinsService, kind: 'skin' | 'cape'): Middleware {
-  return async (ctx) => {
-    const source = sourceOf(ctx);
-    const download = queryFlag(ctx, 'download', false);
-    const useUpload = queryFlag(ctx, 'upload', true);
-    let profile: RawProfile = (await service.lookup.find(ctx.params.name, source)).value;
-    if (!useUpload && profile.source === 'external') {
-      // upload=0: ignore the skin-site upload and fall back to the official account's texture.
-      profile = (await service.lookup.find(profile.name, 'official')).value;
-    }
-    const { skin } = readTextures(profile);
-    const url = kind === 'skin' ? skin.skinUrl : skin.capeUrl;
-    if (!url) throw new ApiError('no_texture', { detail: kind });
-    const etag = imageEtag(kind, url);
-    if (notModified(ctx, etag)) return;
-    const texture = await service.textures.get(url);
-    sendPng(ctx, { png: texture.png, etag, cache: texture.cache, download: download ? `${profile.name}-${kind}.png` : null });
-  };
-}
+const texture = (kind: 'skin' | 'cape') => async (ctx: Context, service: SkinsService, params: Params): Promise<void> => {
+  let found: RawProfile = (await service.lookup.find(params.name as string, sourceOf(params))).value;
+  if (!params.upload && found.source === 'external') {
+    // upload=0: ignore the skin-site upload and fall back to the official account's texture.
+    found = (await service.lookup.find(found.name, 'official')).value;
+  }
+  const { skin } = readTextures(found);
+  const url = kind === 'skin' ? skin.skinUrl : skin.capeUrl;
+  if (!url) throw new ApiError('no_texture', { detail: kind });
+  const etag = imageEtag(kind, url);
+  if (notModified(ctx, etag)) return;
+  const fetched = await service.textures.get(url);
+  sendPng(ctx, { png: fetched.png, etag, cache: fetched.cache, download: params.download ? `${found.name}-${kind}.png` : null });
+};
 
-export function skinsRouter(service: SkinsService): Router {
-  const router = new Router();
-  const limit = (group: keyof typeof RATE_GROUPS) => service.limiter.middleware(RATE_GROUPS[group]);
+// ---- the table --------------------------------------------------------------------------------
 
-  const player: Middleware = async (ctx) => {
-    const found = await service.lookup.find(ctx.params.name, sourceOf(ctx));
-    ctx.set('X-Cache', found.cache);
-    ok(ctx, playerRecord(found.value, service.config.publicUrl));
-  };
-  router.get('/v1/player/:name', limit('normal'), player);
-  router.get('/v1/u/:name', limit('normal'), player);
+const { normal, image, batch } = RATE_GROUPS;
+const lookupParams: Param[] = [namePath, source, pretty];
+const batchParams = (inQuery: boolean): Param[] => [
+  ...(inQuery ? [queryParamSpec('names', 'comma-separated player names (or give uuids)', text, { example: (docs) => `${docs.demoPlayer},Nobody` }), queryParamSpec('uuids', 'comma-separated UUIDs', text)] : []),
+  queryParamSpec('type', '`profile` returns full profile records', { type: 'string', enum: ['profile'] }), source, pretty,
+];
+const batchErrors = ['missing_param', 'too_many_names', 'bad_request', 'bad_source', 'upstream_error', 'upstream_busy', 'upstream_timeout'] as const;
+const batchNote = `At most ${BATCH_LIMIT} names and UUIDs together; unresolved ones are listed in missing.`;
 
-  router.get('/v1/uuid/:name', limit('normal'), async (ctx) => {
-    const source = sourceOf(ctx);
-    const query = parsePlayerQuery(ctx.params.name, source);
-    const resolved = query.kind === 'name'
-      ? await service.lookup.resolveName(query.name, source)
-      : await service.lookup.profile(query.uuid, source);
-    const hit = { id: resolved.value.id, name: resolved.value.name, source: resolved.source };
-    ctx.set('X-Cache', resolved.cache);
-    ok(ctx, uuidRecord(hit, resolved.cache !== 'MISS'));
-  });
+const playerRoute: Route<SkinsService> = {
+  method: 'get', path: '/v1/player/{name}', limit: normal, params: lookupParams, handle: player,
+  doc: { summary: 'Full player record', description: 'Every texture detail and the addresses of every image. X-Cache says HIT, MISS or STALE.', ok: data('player record', 'PlayerRecord'), errors: LOOKUP_ERRORS },
+};
+const announcementsRoute: Route<SkinsService> = {
+  method: 'get', path: '/v1/external/announcements', limit: normal, params: [flag('fresh', 0, '1 skips the cache'), pretty], handle: announcements,
+  doc: { summary: 'Announcements of the external service', description: 'HTML cleaned to a tag whitelist; cached 10 minutes.', ok: data('announcements', 'Announcements'), errors: ['bad_request', 'upstream_error', 'upstream_timeout'] },
+};
+const metaRoute: Route<SkinsService> = {
+  method: 'get', path: '/v1/external/meta', limit: normal, params: [pretty], handle: meta,
+  doc: { summary: 'Authentication metadata of the external service', ok: data('metadata', 'ExternalMeta'), errors: ['upstream_error', 'upstream_timeout'] },
+};
+/** The same route at another address, summarised as such. */
+const alias = <D>(route: Route<D>, path: string, summary: string): Route<D> => ({ ...route, path, doc: { ...route.doc, summary } });
 
-  router.get('/v1/profile/:uuid', limit('normal'), async (ctx) => {
-    const found = await service.lookup.profile(parseUuid(ctx.params.uuid), sourceOf(ctx));
-    ctx.set('X-Cache', found.cache);
-    ok(ctx, profileRecord(found.value));
-  });
+export const LOOKUP_ROUTES: Route<SkinsService>[] = [
+  playerRoute,
+  alias(playerRoute, '/v1/u/{name}', 'Full player record (same as /v1/player, for UUIDs)'),
+  {
+    method: 'get', path: '/v1/uuid/{name}', limit: normal, params: lookupParams, handle: uuid,
+    doc: { summary: 'Name to UUID', description: 'Cached 1 hour; `cached` says whether this answer came from the cache.', ok: data('UUID record', 'UuidRecord'), errors: LOOKUP_ERRORS },
+  },
+  {
+    method: 'get', path: '/v1/profile/{uuid}', limit: normal, params: [uuidPath, source, pretty], handle: profile,
+    doc: { summary: 'Profile record', ok: data('profile record', 'ProfileRecord'), errors: ['missing_param', ...LOOKUP_ERRORS] },
+  },
+  {
+    method: 'get', path: '/v1/batch', limit: batch, params: batchParams(true), handle: batchFromQuery,
+    doc: { summary: 'Batch lookup (comma-separated)', description: batchNote, ok: data('batch result', 'BatchResult'), errors: batchErrors },
+  },
+  {
+    method: 'post', path: '/v1/batch', limit: batch, params: batchParams(false), handle: batchFromBody,
+    doc: {
+      summary: 'Batch lookup (JSON body)', description: `${batchNote} type and source may also be given in the query; the body's win.`,
+      body: (docs) => ({ required: true, content: { 'application/json': { schema: ref('BatchRequest'), example: { names: [docs.demoPlayer, 'Nobody'], type: 'profile' } } } }),
+      ok: data('batch result', 'BatchResult'), errors: batchErrors,
+    },
+  },
+  {
+    method: 'get', path: '/v1/decode', limit: normal, params: [queryParamSpec('value', 'properties[].value of a profile', text, { required: true }), pretty], handle: decode,
+    doc: { summary: 'Decode a base64 textures value', ok: data('decoded textures', 'DecodeResult'), errors: ['missing_param', 'bad_request'] },
+  },
+  {
+    method: 'get', path: '/v1/status', params: [pretty], handle: async (ctx, service) => ok(ctx, await service.status()),
+    doc: { summary: 'Service status', description: 'Local state only: asks no upstream; not rate limited.', ok: data('status record', 'Status') },
+  },
+  {
+    method: 'get', path: '/v1/sources', params: [pretty], handle: (ctx, service) => ok(ctx, { sources: service.sourceList() }),
+    doc: { summary: 'Data sources', description: 'Not rate limited.', ok: data('source list', 'Sources') },
+  },
+  announcementsRoute,
+  alias(announcementsRoute, '/v1/external/notice', 'Announcements (same as /v1/external/announcements)'),
+  metaRoute,
+  alias(metaRoute, '/v1/external/yggdrasil', 'Authentication metadata (same as /v1/external/meta)'),
+  ...(['skin', 'cape'] as const).map((kind): Route<SkinsService> => ({
+    method: 'get', path: `/v1/${kind}/{name}`, limit: image, handle: texture(kind),
+    params: [namePath, flag('download', 0, '1 adds download headers'), flag('upload', 1, `0 ignores a skin-site upload and uses the official ${kind}`), source],
+    doc: {
+      summary: `Raw ${kind} PNG`, description: `The unprocessed texture as the upstream serves it; 404 no_texture when the player has no ${kind}.`,
+      ok: png(`the ${kind} texture`), conditional: true, head: true, errors: ['bad_request', 'no_texture', ...LOOKUP_ERRORS],
+    },
+  })),
+];
 
-  router.get('/v1/batch', limit('batch'), async (ctx) => {
-    const names = queryParam(ctx, 'names');
-    const uuids = queryParam(ctx, 'uuids');
-    const request = parseBatch({ names: names?.split(','), uuids: uuids?.split(','), type: queryParam(ctx, 'type') }, sourceOf(ctx));
-    ok(ctx, await runBatch(request, service.lookup));
-  });
-  router.post('/v1/batch', limit('batch'), async (ctx) => {
-    const body = await readJson(ctx);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new ApiError('bad_request', { detail: { zh: '请求体应为 JSON 对象 {names, uuids, type, source}', en: 'the body must be a JSON object {names, uuids, type, source}' } });
-    }
-    const fields = body as { names?: unknown; uuids?: unknown; type?: unknown; source?: unknown };
-    if (fields.source !== undefined && typeof fields.source !== 'string') throw new ApiError('bad_source');
-    const source = parseSource((fields.source as string | undefined) ?? queryParam(ctx, 'source'));
-    ok(ctx, await runBatch(parseBatch({ ...fields, type: fields.type ?? queryParam(ctx, 'type') }, source), service.lookup));
-  });
-
-  router.get('/v1/decode', limit('normal'), (ctx) => {
-    const value = queryParam(ctx, 'value');
-    if (!value) throw new ApiError('missing_param', { detail: 'value' });
-    const decoded = decodeTexturesValue(value);
-    if (!decoded) throw new ApiError('bad_request', { detail: { zh: 'value 不是有效的 base64 材质数据', en: 'value is not base64 textures data' } });
-    ok(ctx, decoded);
-  });
-
-  router.get('/v1/status', async (ctx) => ok(ctx, await service.status()));
-  router.get('/v1/sources', (ctx) => ok(ctx, { sources: service.sourceList() }));
-
-  const announcements: Middleware = async (ctx) => {
-    const list = await service.externalInfo.announcements(queryFlag(ctx, 'fresh', false));
-    ok(ctx, { source: 'external', count: list.length, announcements: list });
-  };
-  router.get('/v1/external/announcements', limit('normal'), announcements);
-  router.get('/v1/external/notice', limit('normal'), announcements);
-
-  const meta: Middleware = async (ctx) => ok(ctx, service.externalInfo.metaRecord(await service.externalInfo.metadata()));
-  router.get('/v1/external/meta', limit('normal'), meta);
-  router.get('/v1/external/yggdrasil', limit('normal'), meta);
-
-  router.get('/v1/skin/:name', limit('image'), textureRoute(service, 'skin'));
-  router.get('/v1/cape/:name', limit('image'), textureRoute(service, 'cape'));
-
-  return router;
-}
+/** Every route of the skins service, in the order the service registers them. */
+export const SKINS_ROUTES: RouteTable = { service: 'skins', routes: [...LOOKUP_ROUTES, ...IMAGE_ROUTES, ...ACCOUNT_ROUTES, ...PAGE_ROUTES, ...DOCS_ROUTES] };

@@ -10,18 +10,20 @@ import type { Logger } from '../../shared/log.ts';
 import type { Service, SharedDeps } from '../service.ts';
 import { ExternalInfo } from './external-info.ts';
 import { ExternalAccount } from './account/external-account.ts';
-import { accountRouter } from './account/routes.ts';
+import { ACCOUNT_ROUTES, AccountContext } from './account/routes.ts';
 import { PendingLogins } from './account/pending-login.ts';
 import { Sessions } from './account/session.ts';
 import { MemorySessionStore, RedisSessionStore } from './account/session-store.ts';
 import { RenderFarm } from '../../renderer/farm.ts';
 import { gaugeFrom } from '../metrics.ts';
-import { imageRouter } from './image-routes.ts';
+import { IMAGE_ROUTES } from './image-routes.ts';
 import { ImageRenderer } from './images.ts';
 import { RenderLock } from './render-lock.ts';
-import { docsRouter } from '../docs/routes.ts';
-import { pagesRouter } from './pages/routes.ts';
-import { RATE_GROUPS, skinsRouter } from './routes.ts';
+import { DOCS_ROUTES } from '../docs/routes.ts';
+import { servedDocs } from '../docs/served.ts';
+import { tableRouter } from '../http/route-table.ts';
+import { PAGE_ROUTES } from './pages/routes.ts';
+import { LOOKUP_ROUTES } from './routes.ts';
 import { TextureStore, OFFICIAL_TEXTURE_HOST } from './texture-store.ts';
 import { TextureFetcher } from './textures.ts';
 import type { PlayerLookup } from './lookup.ts';
@@ -97,16 +99,15 @@ export class SkinsService implements Service {
         await next();
       });
     }
-    const normal = this.limiter.middleware(RATE_GROUPS.normal);
-    const image = this.limiter.middleware(RATE_GROUPS.image);
-    const mount = (router: ReturnType<typeof skinsRouter>) => routes.mount(router);
-    mount(skinsRouter(this));
-    mount(imageRouter(this, image));
+    // The sections of SKINS_ROUTES, each over what its handlers work with.
+    routes.mount(tableRouter(LOOKUP_ROUTES, this, this.limiter));
+    routes.mount(tableRouter(IMAGE_ROUTES, this, this.limiter));
     const store = deps.redis ? new RedisSessionStore(deps.redis, log) : new MemorySessionStore();
     const sessions = new Sessions(this.app, store, { secret: config.sessionSecret, secure });
-    mount(accountRouter(this, { account, sessions, pending: new PendingLogins({ secure }), issuer: config.oauth.issuer, lock: new RenderLock(deps.redis) }, normal));
-    mount(pagesRouter(this, account !== null, sessions, normal));
-    mount(docsRouter(config));
+    const accountDeps = { account, sessions, pending: new PendingLogins({ secure }), issuer: config.oauth.issuer, lock: new RenderLock(deps.redis) };
+    routes.mount(tableRouter(ACCOUNT_ROUTES, new AccountContext(this, accountDeps), this.limiter));
+    routes.mount(tableRouter(PAGE_ROUTES, { service: this, oauthConfigured: account !== null, sessions }, this.limiter));
+    routes.mount(tableRouter(DOCS_ROUTES, servedDocs(config), this.limiter));
   }
 
   /** TEXTURE_HOSTS when set; else the official texture host plus the external skinDomains. */

@@ -1,57 +1,67 @@
 // HTML pages of the skins service, the upstream probe the status page's button calls, and
 // /health (the same idea as media's and search's: cheap, local, no upstream call).
-import Router from '@koa/router';
-import type { Middleware } from 'koa';
+import type { Context } from 'koa';
 import { ok } from '../../http/envelope.ts';
 import { pageLanguage } from '../../http/i18n.ts';
+import type { Route } from '../../http/route-table.ts';
+import { data, html, pretty } from '../../docs/fragments.ts';
+import { HEALTH_DOC, ROOT_DOC } from '../../docs/shared-routes.ts';
 import type { Sessions } from '../account/session.ts';
 import { VERSION } from '../../version.ts';
+import { RATE_GROUPS } from '../route-params.ts';
 import type { SkinsService } from '../service.ts';
 import { renderLanding } from './landing.ts';
 import { renderStatusPage } from './status.ts';
 
-export function pagesRouter(service: SkinsService, oauthConfigured: boolean, sessions: Sessions, limit: Middleware): Router {
-  const router = new Router();
+export interface PagesDeps { service: SkinsService; oauthConfigured: boolean; sessions: Sessions }
 
-  router.get('/', async (ctx) => {
-    const user = (await sessions.load(ctx))?.data.user;
-    ctx.type = 'html';
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = renderLanding(pageLanguage(ctx), { demoPlayer: service.config.demoPlayer, user: user ?? null, oauthConfigured });
-  });
-
-  router.get('/status', async (ctx) => {
-    const started = process.hrtime.bigint();
-    const status = await service.status();
-    ctx.type = 'html';
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = renderStatusPage(pageLanguage(ctx), {
-      version: status.version,
-      uptimeMs: status.uptime_ms,
-      responseMs: Number(process.hrtime.bigint() - started) / 1e6,
-      cache: status.cache,
-      sources: status.sources,
-    });
-  });
-
-  router.get('/health', (ctx) => {
-    const farm = service.farm?.stats();
-    ctx.body = {
-      status: 'ok',
-      service: 'skins',
-      version: VERSION,
-      uptime_s: Math.round(process.uptime()),
-      render: { workers: farm?.workers ?? 0, pages_alive: farm?.pagesAlive ?? 0 },
-    };
-  });
-
-  router.get('/v1/status/probe', limit, async (ctx) => ok(ctx, await service.probe()));
-
-  // Browsers ask for it on every page; an empty answer keeps their consoles clean.
-  router.get('/favicon.ico', (ctx) => {
-    ctx.status = 204;
-    ctx.set('Cache-Control', 'public, max-age=86400');
-  });
-
-  return router;
+async function landing(ctx: Context, { service, sessions, oauthConfigured }: PagesDeps): Promise<void> {
+  const user = (await sessions.load(ctx))?.data.user;
+  ctx.type = 'html';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = renderLanding(pageLanguage(ctx), { demoPlayer: service.config.demoPlayer, user: user ?? null, oauthConfigured });
 }
+
+async function statusPage(ctx: Context, { service }: PagesDeps): Promise<void> {
+  const started = process.hrtime.bigint();
+  const status = await service.status();
+  ctx.type = 'html';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = renderStatusPage(pageLanguage(ctx), {
+    version: status.version,
+    uptimeMs: status.uptime_ms,
+    responseMs: Number(process.hrtime.bigint() - started) / 1e6,
+    cache: status.cache,
+    sources: status.sources,
+  });
+}
+
+function health(ctx: Context, { service }: PagesDeps): void {
+  const farm = service.farm?.stats();
+  ctx.body = {
+    status: 'ok',
+    service: 'skins',
+    version: VERSION,
+    uptime_s: Math.round(process.uptime()),
+    render: { workers: farm?.workers ?? 0, pages_alive: farm?.pagesAlive ?? 0 },
+  };
+}
+
+export const PAGE_ROUTES: Route<PagesDeps>[] = [
+  { method: 'get', path: '/', handle: landing, doc: ROOT_DOC },
+  { method: 'get', path: '/status', handle: statusPage, doc: { summary: 'Status page (HTML)', description: 'Probes upstreams only when its button is pressed.', ok: html('the page') } },
+  { method: 'get', path: '/health', handle: health, doc: HEALTH_DOC },
+  {
+    method: 'get', path: '/v1/status/probe', limit: RATE_GROUPS.normal, params: [pretty], handle: async (ctx, { service }) => ok(ctx, await service.probe()),
+    doc: { summary: 'Probe the upstreams', description: 'One cheap question to each enabled source; shared by concurrent callers and reused for 10 s.', ok: data('reachability per source', 'Probe') },
+  },
+  {
+    // Browsers ask for it on every page; an empty answer keeps their consoles clean.
+    method: 'get', path: '/favicon.ico',
+    handle: (ctx) => {
+      ctx.status = 204;
+      ctx.set('Cache-Control', 'public, max-age=86400');
+    },
+    doc: { summary: 'No icon', description: 'An empty answer browsers may cache for a day.', status: '204', ok: { description: 'no content' } },
+  },
+];
