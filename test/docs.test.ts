@@ -7,7 +7,8 @@ import path from 'node:path';
 import test from 'ava';
 import type { Page } from 'puppeteer-core';
 import { loadConfig } from '../api/config.ts';
-import { describedRoutes, serviceUrls } from '../api/docs/openapi.ts';
+import { describedRoutes, ROUTE_TABLES, serviceUrls } from '../api/docs/openapi.ts';
+import { SKINS_ROUTES } from '../api/skins/routes.ts';
 import type { LaunchedBrowser } from '../renderer/browser.ts';
 import { openPage, startBrowser } from './helpers/browser.ts';
 import { freePort } from './helpers/redis.ts';
@@ -90,6 +91,28 @@ test('/openapi.json is an OpenAPI 3.1 document with every route of the three ser
     const [, , kind, name] = ref.slice(8, -1).split('/');
     t.truthy(doc.components[kind]?.[name], ref);
   }
+});
+
+test('each service answers exactly the methods its table lists on a path: any other is 405 naming them', async (t) => {
+  const bases: Record<string, string> = { skins: h.base, media: `http://127.0.0.1:${ports.media}`, search: `http://127.0.0.1:${ports.search}` };
+  const samples: Record<string, string> = { name: 'SlimAlex', size: '64', uuid: '0'.repeat(32), file: `${'0'.repeat(24)}.png`, id: 'key_none' };
+  const matches = (template: string, url: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(url);
+  for (const { service, routes } of ROUTE_TABLES) {
+    for (const url of new Set(routes.map((r) => r.path.replace(/\{(\w+)\}/g, (_, name: string) => samples[name])))) {
+      const listed = routes.filter((r) => matches(r.path, url)).flatMap((r) => (r.method === 'get' ? ['GET', 'HEAD'] : [r.method.toUpperCase()]));
+      const r = await call(`${bases[service]}${url}`, { method: 'PUT' });
+      t.is(r.status, 405, `PUT ${service} ${url}`);
+      t.deepEqual(r.headers.get('allow')?.split(', ').sort(), [...new Set([...listed, 'OPTIONS'])].sort(), `${service} ${url}`);
+    }
+  }
+});
+
+test('two services share a path only under one shared description that names them', (t) => {
+  const health = SKINS_ROUTES.routes.find((r) => r.path === '/health')!;
+  const ownCopy = { ...health, doc: { ...health.doc } };
+  t.throws(() => describedRoutes([{ service: 'skins', routes: [health] }, { service: 'media', routes: [ownCopy] }]), { message: 'get /health is described twice' });
+  t.throws(() => describedRoutes([{ service: 'skins', routes: [health] }]), { message: /get \/health is answered by skins, described for skins, media, search/ });
+  t.is(describedRoutes().filter((r) => r.path === '/health').length, 1);
 });
 
 test('parameters carry defaults, ranges and enums; bodies, schemas and security are described', (t) => {

@@ -30,9 +30,9 @@ export type Params = Readonly<Record<string, unknown>>;
 // ---- declaring --------------------------------------------------------------------------------
 
 type Extra = Pick<Param, 'example' | 'read' | 'missing'>;
-export const pathParam = (name: string, description: string, schema: Schema, extra: Extra = {}): Param =>
+export const inPath = (name: string, description: string, schema: Schema, extra: Extra = {}): Param =>
   ({ name, in: 'path', required: true, description, schema, ...extra });
-export const queryParamSpec = (name: string, description: string, schema: Schema, extra: Extra & { required?: boolean } = {}): Param =>
+export const inQuery = (name: string, description: string, schema: Schema, extra: Extra & { required?: boolean } = {}): Param =>
   ({ name, in: 'query', description, schema, ...extra, required: extra.required ?? false });
 /** The same parameter as a field of an upload form. */
 export const asFormField = (p: Param): Param => ({ ...p, in: 'form', required: false });
@@ -44,7 +44,7 @@ export const between = (type: 'integer' | 'number', min: number, max: number, fa
   ({ type, minimum: min, maximum: max, ...(fallback !== undefined ? { default: fallback } : {}) });
 /** A 0/1 switch (true/false also accepted); read as a boolean. */
 export const flag = (name: string, fallback: 0 | 1, description: string): Param =>
-  queryParamSpec(name, `${description} (1/0, also true/false)`, { type: 'integer', enum: [0, 1], default: fallback });
+  inQuery(name, `${description} (1/0, also true/false)`, { type: 'integer', enum: [0, 1], default: fallback });
 
 // ---- reading ----------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { ApiError, isApiError } from '../../shared/errors.ts';
 import { requestOrigin } from '../http/client-address.ts';
 import { pageLanguage } from '../http/i18n.ts';
-import { choice, flag, pathParam, queryParamSpec, text, type Params } from '../http/params.ts';
+import { choice, flag, inPath, inQuery, text, type Params } from '../http/params.ts';
 import type { Route } from '../http/route-table.ts';
 import { headers, HTML, html, json, octets, requires } from '../docs/fragments.ts';
 import { ref } from '../docs/schemas.ts';
@@ -218,16 +218,16 @@ export const MEDIA_ROUTES: Route<MediaRouteDeps>[] = [
   {
     method: 'get', path: '/', limit: MEDIA_GROUPS.media, handle: randomOrLanding, doc: ROOT_DOC,
     params: [
-      ...Object.entries(SELECTORS).map(([name, s]) => queryParamSpec(name,
+      ...Object.entries(SELECTORS).map(([name, s]) => inQuery(name,
         `media: random ${s.private ? 'private ' : 'public '}${s.type} of the category with this alias${s.private ? ' (password needed)' : ''}`, text, name === 'img' ? { example: alias } : {})),
-      queryParamSpec('orientation', 'media: only files of this orientation (square files match neither)', choice(ORIENTATION_FILTERS)),
-      queryParamSpec('format', 'media: a JSON description instead of the file', choice(['json']), { example: 'json' }),
+      inQuery('orientation', 'media: only files of this orientation (square files match neither)', choice(ORIENTATION_FILTERS)),
+      inQuery('format', 'media: a JSON description instead of the file', choice(['json']), { example: 'json' }),
       flag('redirect', 0, 'media: 302 to the permanent address'),
     ],
   },
   {
     method: 'get', path: '/f/{file}', limit: MEDIA_GROUPS.file, handle: fileById,
-    params: [pathParam('file', '<id>.<ext> from a JSON answer or a redirect', { type: 'string', pattern: '^[0-9a-f]{24}\\.[a-z0-9]{2,5}$' })],
+    params: [inPath('file', '<id>.<ext> from a JSON answer or a redirect', { type: 'string', pattern: '^[0-9a-f]{24}\\.[a-z0-9]{2,5}$' })],
     doc: {
       summary: 'A file by its permanent address',
       description: 'Immutable while the file is unchanged; ETag, Last-Modified, single byte ranges (206, 416) and HEAD. Private files need credentials.',

@@ -2,7 +2,7 @@
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
-import { pathParam, text, type Params } from '../http/params.ts';
+import { inPath, text, type Params } from '../http/params.ts';
 import type { RequestBody } from '../docs/openapi.ts';
 import type { Route } from '../http/route-table.ts';
 import { json, pretty, requires } from '../docs/fragments.ts';
@@ -42,7 +42,7 @@ async function remove(ctx: Context, { keys }: SearchService, params: Params): Pr
 
 const admin = requires('searchAdmin');
 const adminErrors = ['unauthorized', 'admin_disabled', 'rate_limited'] as const;
-const keyId = pathParam('id', 'key id (key_...)', text);
+const keyId = inPath('id', 'key id (key_...)', text);
 const body = (schema: string, example: unknown): RequestBody => ({ required: true, content: { 'application/json': { schema: ref(schema), example } } });
 
 export const ADMIN_ROUTES: Route<SearchService>[] = [

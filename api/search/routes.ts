@@ -3,7 +3,7 @@
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
-import { choice, queryParamSpec, text, type Params } from '../http/params.ts';
+import { choice, inQuery, text, type Params } from '../http/params.ts';
 import type { Route } from '../http/route-table.ts';
 import { json, pretty, requires } from '../docs/fragments.ts';
 import { ref } from '../docs/schemas.ts';
@@ -57,9 +57,9 @@ export const SEARCH_ROUTES: Route<SearchService>[] = [
   {
     method: 'get', path: '/v1/search', before: (service) => [keyPresented(service)], handle: search,
     params: [
-      queryParamSpec('query', 'the value to search (URL-encode a leading +)', text, { required: true, missing: 'invalid_query', example }),
+      inQuery('query', 'the value to search (URL-encode a leading +)', text, { required: true, missing: 'invalid_query', example }),
       // Checked with the query (invalid_type, before it) by parseQuery, as a POST body's type is.
-      queryParamSpec('type', 'query type; auto detects it', choice(TYPE_INFO.map((t) => t.type), 'auto'), { read: (raw) => raw }),
+      inQuery('type', 'query type; auto detects it', choice(TYPE_INFO.map((t) => t.type), 'auto'), { read: (raw) => raw }),
       pretty,
     ],
     doc: { summary: 'Search', description, ok: json('search result', ref('SearchResult')), errors: searchErrors, security: requires('searchApiKey') },

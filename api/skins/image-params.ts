@@ -4,7 +4,7 @@
 import type { ViewOptions } from '../../renderer/jobs.ts';
 import { POSE_NAMES, type PoseName } from '../../shared/skin-layout.ts';
 import { ApiError } from '../../shared/errors.ts';
-import { between, choice, flag, pathParam, queryParamSpec, type Param, type Params } from '../http/params.ts';
+import { between, choice, flag, inPath, inQuery, type Param, type Params } from '../http/params.ts';
 
 export type ImageKind = 'avatar' | 'head' | 'body' | 'render' | 'cube';
 export const IMAGE_KINDS: readonly ImageKind[] = ['avatar', 'head', 'body', 'render', 'cube'];
@@ -30,19 +30,19 @@ function color(raw: string): string | null {
 /** The size in pixels, in the path or in the query (not both: api/http/params.ts refuses that). */
 export function sizeParam(where: 'path' | 'query', fallback: number, description = 'pixels'): Param {
   const schema = between('integer', SIZE_RANGE.min, SIZE_RANGE.max, fallback);
-  return where === 'path' ? pathParam('size', description, schema, { example: fallback }) : queryParamSpec('size', description, schema, { example: fallback });
+  return where === 'path' ? inPath('size', description, schema, { example: fallback }) : inQuery('size', description, schema, { example: fallback });
 }
 
-const yaw = (fallback: number) => queryParamSpec('yaw', 'degrees; 0 = front, 90 = the figure\'s left side', between('number', -180, 180, fallback));
-const pitch = (fallback: number) => queryParamSpec('pitch', 'degrees; positive looks down from above', between('number', -90, 90, fallback));
+const yaw = (fallback: number) => inQuery('yaw', 'degrees; 0 = front, 90 = the figure\'s left side', between('number', -180, 180, fallback));
+const pitch = (fallback: number) => inQuery('pitch', 'degrees; positive looks down from above', between('number', -90, 90, fallback));
 const helm = flag('helm', 1, '0 drops the hat layer (as outer=0 does)');
 const outer = flag('outer', 1, '0 hides the second skin layer (as helm=0 does)');
 const shadow = (fallback: 0 | 1) => flag('shadow', fallback, 'shadow under the feet');
-const bg = queryParamSpec('bg', 'background colour RRGGBB (default transparent)', { type: 'string', pattern: '^#?[0-9a-fA-F]{6}$|^transparent$' }, { example: '336699', read: color });
-const scale = queryParamSpec('scale', 'zoom of the figure (default fits the canvas)', between('number', 0.25, 4));
-const shape = queryParamSpec('shape', 'outline', choice(['square', 'circle'], 'square'));
-const view = queryParamSpec('view', 'side shown', choice(['front', 'back'], 'front'));
-const pose = queryParamSpec('pose', 'how the figure stands', choice(POSE_NAMES, 'standing'), { example: 'waving' });
+const bg = inQuery('bg', 'background colour RRGGBB (default transparent)', { type: 'string', pattern: '^#?[0-9a-fA-F]{6}$|^transparent$' }, { example: '336699', read: color });
+const scale = inQuery('scale', 'zoom of the figure (default fits the canvas)', between('number', 0.25, 4));
+const shape = inQuery('shape', 'outline', choice(['square', 'circle'], 'square'));
+const view = inQuery('view', 'side shown', choice(['front', 'back'], 'front'));
+const pose = inQuery('pose', 'how the figure stands', choice(POSE_NAMES, 'standing'), { example: 'waving' });
 
 /** The options of `render` (GET of a player, POST of an upload), in the order the docs list them. */
 export const RENDER_OPTIONS: readonly Param[] = [yaw(0), pitch(0), shadow(1), outer, helm, bg, scale, pose];

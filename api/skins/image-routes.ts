@@ -4,7 +4,7 @@ import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
 import { singleFileForm } from '../http/multipart.ts';
-import { asFormField, choice, queryParamSpec, type Param, type Params } from '../http/params.ts';
+import { asFormField, choice, inQuery, type Param, type Params } from '../http/params.ts';
 import type { Route } from '../http/route-table.ts';
 import { png } from '../docs/fragments.ts';
 import { object } from '../docs/schemas.ts';
@@ -56,7 +56,7 @@ async function renderUpload(ctx: Context, service: SkinsService, params: Params)
 
 // The form of an upload: the options of a render (the query may carry them too) and the model.
 const uploadFields: Param[] = [
-  asFormField(queryParamSpec('model', 'else guessed from the pixels', choice(['classic', 'slim']))),
+  asFormField(inQuery('model', 'else guessed from the pixels', choice(['classic', 'slim']))),
   ...imageParams('render', 'query').slice(1).map(asFormField),
 ];
 const field = (p: Param) => [p.name, { ...p.schema, description: p.description }];

@@ -1,11 +1,11 @@
 // Turns upstream profiles into the spec's records (player, profile, UUID) with image addresses.
 import { defaultSkinFor } from '../../shared/default-skin.ts';
-import { POSE_NAMES } from '../../shared/skin-layout.ts';
 import { dashUuid } from '../../shared/uuid.ts';
+import { renderOptionsInfo } from './image-params.ts';
 import { decodeTexturesValue, textureHash, texturesProperty } from './textures.ts';
 import type { NameHit, RawProfile, SourceId, TexturesPayload } from './types.ts';
 
-export const RENDER_DEFAULTS = { size: 256, yaw: 0, pitch: 0, shadow: 1, outer: 1, bg: 'transparent' } as const;
+const RENDER_OPTIONS_INFO = renderOptionsInfo();
 
 export interface SkinInfo {
   model: 'classic' | 'slim';
@@ -87,16 +87,8 @@ export function imageLinks(publicUrl: string, uuid: string, source: SourceId) {
     render: {
       url: at(`render/${uuid}/256${q}`),
       sizeable: at(`render/${uuid}/{size}${q}`),
-      options: {
-        size: { default: RENDER_DEFAULTS.size, min: 8, max: 512 },
-        yaw: { default: RENDER_DEFAULTS.yaw, min: -180, max: 180 },
-        pitch: { default: RENDER_DEFAULTS.pitch, min: -90, max: 90 },
-        shadow: { default: RENDER_DEFAULTS.shadow, values: [0, 1] },
-        outer: { default: RENDER_DEFAULTS.outer, values: [0, 1] },
-        bg: { default: RENDER_DEFAULTS.bg, format: 'RRGGBB' },
-        scale: { default: null, min: 0.25, max: 4 },
-        pose: { default: 'standing', values: POSE_NAMES },
-      },
+      // From the declarations the render route reads: the defaults and ranges it applies.
+      options: RENDER_OPTIONS_INFO,
     },
     cube: { url: at(`cube/${uuid}/256${q}`), sizeable: at(`cube/${uuid}/{size}${q}`) },
     skin: { url: at(`skin/${uuid}${q}`), download: at(`skin/${uuid}${q}${amp}download=1`) },

@@ -1,6 +1,6 @@
 // What several skins route files declare alike: the rate-limit groups, the player parameters and
 // the errors of a lookup. Its own module so that the route files need not import each other.
-import { pathParam, queryParamSpec, text } from '../http/params.ts';
+import { inPath, inQuery, text } from '../http/params.ts';
 import { SOURCE_IDS } from './types.ts';
 import { parseSource } from './validate.ts';
 
@@ -10,8 +10,8 @@ export const RATE_GROUPS = {
   batch: { name: 'batch', limit: 300 },
 } as const;
 
-export const source = queryParamSpec('source', 'auto asks official first, then external',
+export const source = inQuery('source', 'auto asks official first, then external',
   { type: 'string', enum: ['auto', ...SOURCE_IDS], default: 'auto' }, { read: parseSource });
-export const namePath = pathParam('name', 'player name or UUID (dashes optional)', text, { example: (docs) => docs.demoPlayer });
+export const namePath = inPath('name', 'player name or UUID (dashes optional)', text, { example: (docs) => docs.demoPlayer });
 
 export const LOOKUP_ERRORS = ['invalid_name', 'invalid_uuid', 'bad_source', 'not_found', 'upstream_error', 'upstream_busy', 'upstream_timeout'] as const;

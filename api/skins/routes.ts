@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
-import { flag, pathParam, queryParamSpec, text, type Param, type Params } from '../http/params.ts';
+import { flag, inPath, inQuery, text, type Param, type Params } from '../http/params.ts';
 import type { Route, RouteTable } from '../http/route-table.ts';
 import { data, png, pretty } from '../docs/fragments.ts';
 import { ref } from '../docs/schemas.ts';
@@ -24,7 +24,7 @@ import { parsePlayerQuery, parseSource, parseUuid } from './validate.ts';
 
 // ---- parameters ----------------------------------------------------------------------------------
 
-const uuidPath = pathParam('uuid', '32 hex digits, dashes optional', { type: 'string', pattern: '^[0-9a-fA-F-]{32,36}$' }, { read: parseUuid });
+const uuidPath = inPath('uuid', '32 hex digits, dashes optional', { type: 'string', pattern: '^[0-9a-fA-F-]{32,36}$' }, { read: parseUuid });
 
 const sourceOf = (params: Params) => params.source as SourceParam;
 
@@ -104,9 +104,9 @@ const texture = (kind: 'skin' | 'cape') => async (ctx: Context, service: SkinsSe
 
 const { normal, image, batch } = RATE_GROUPS;
 const lookupParams: Param[] = [namePath, source, pretty];
-const batchParams = (inQuery: boolean): Param[] => [
-  ...(inQuery ? [queryParamSpec('names', 'comma-separated player names (or give uuids)', text, { example: (docs) => `${docs.demoPlayer},Nobody` }), queryParamSpec('uuids', 'comma-separated UUIDs', text)] : []),
-  queryParamSpec('type', '`profile` returns full profile records', { type: 'string', enum: ['profile'] }), source, pretty,
+const batchParams = (listsInQuery: boolean): Param[] => [
+  ...(listsInQuery ? [inQuery('names', 'comma-separated player names (or give uuids)', text, { example: (docs) => `${docs.demoPlayer},Nobody` }), inQuery('uuids', 'comma-separated UUIDs', text)] : []),
+  inQuery('type', '`profile` returns full profile records', { type: 'string', enum: ['profile'] }), source, pretty,
 ];
 const batchErrors = ['missing_param', 'too_many_names', 'bad_request', 'bad_source', 'upstream_error', 'upstream_busy', 'upstream_timeout'] as const;
 const batchNote = `At most ${BATCH_LIMIT} names and UUIDs together; unresolved ones are listed in missing.`;
@@ -150,7 +150,7 @@ export const LOOKUP_ROUTES: Route<SkinsService>[] = [
     },
   },
   {
-    method: 'get', path: '/v1/decode', limit: normal, params: [queryParamSpec('value', 'properties[].value of a profile', text, { required: true }), pretty], handle: decode,
+    method: 'get', path: '/v1/decode', limit: normal, params: [inQuery('value', 'properties[].value of a profile', text, { required: true }), pretty], handle: decode,
     doc: { summary: 'Decode a base64 textures value', ok: data('decoded textures', 'DecodeResult'), errors: ['missing_param', 'bad_request'] },
   },
   {

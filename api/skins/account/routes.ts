@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../../../shared/errors.ts';
 import { readJson } from '../../http/body.ts';
 import { ok } from '../../http/envelope.ts';
-import { queryParamSpec, text, type Params } from '../../http/params.ts';
+import { inQuery, text, type Params } from '../../http/params.ts';
 import type { Route } from '../../http/route-table.ts';
 import { data, pretty, redirect, requires } from '../../docs/fragments.ts';
 import { ref } from '../../docs/schemas.ts';
@@ -183,8 +183,8 @@ export const ACCOUNT_ROUTES: Route<AccountContext>[] = [
   },
   {
     method: 'get', path: '/oauth/external/callback', limit: normal, handle: callback,
-    params: [queryParamSpec('code', 'from the authorisation page', text), queryParamSpec('state', 'from the authorisation page', text),
-      queryParamSpec('error', 'set when the provider refused (access_denied: the user said no)', text), queryParamSpec('iss', 'the issuer, when the provider names it (RFC 9207)', text)],
+    params: [inQuery('code', 'from the authorisation page', text), inQuery('state', 'from the authorisation page', text),
+      inQuery('error', 'set when the provider refused (access_denied: the user said no)', text), inQuery('iss', 'the issuer, when the provider names it (RFC 9207)', text)],
     doc: {
       summary: 'Login callback', description: 'Browsers get an HTML page on failure, other clients the envelope.',
       status: '302', ok: redirect('to / when logged in'),
