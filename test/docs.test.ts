@@ -71,7 +71,7 @@ test('/openapi.json is an OpenAPI 3.1 document with every route of the three ser
     ['skins', `http://localhost:${new URL(h.base).port}`], ['media', `http://localhost:${ports.media}`], ['search', `http://localhost:${ports.search}`],
   ]);
   for (const [method, p] of ROUTES) t.truthy(doc.paths[p]?.[method], `${method.toUpperCase()} ${p} is described`);
-  t.is(operations().length, ROUTES.length, 'nothing is described that no router answers');
+  t.is(operations().length, ROUTES.length, 'every operation is a table route (the routers answer those: next test)');
 
   const ids = new Set<string>();
   for (const { path: p, method, op: o } of operations()) {

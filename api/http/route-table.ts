@@ -67,16 +67,13 @@ const routerPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  */
 export function tableRouter<D>(routes: readonly Route<D>[], deps: D, limiter: RateLimiter, quota: (group: RateLimitGroup) => number = (g) => g.limit): Router {
   const router = new Router();
-  const limits = new Map<string, Middleware>();
-  const limit = (group: RateLimitGroup) => limits.get(group.name)
-    ?? limits.set(group.name, limiter.middleware({ ...group, limit: quota(group) })).get(group.name)!;
   for (const route of routes) {
     const params = route.params ?? [];
     const handler: Middleware = async (ctx) => {
       await route.handle(ctx, deps, readParams(ctx, params));
     };
     router.register(routerPath(route.path), [route.method], [
-      ...(route.limit ? [limit(route.limit)] : []),
+      ...(route.limit ? [limiter.middleware({ ...route.limit, limit: quota(route.limit) })] : []),
       ...(route.before?.(deps) ?? []),
       handler,
     ]);
