@@ -108,7 +108,7 @@ test('each service answers exactly the methods its table lists on a path: any ot
 });
 
 test('two services share a path only under one shared description that names them', (t) => {
-  const health = SKINS_ROUTES.routes.find((r) => r.path === '/health')!;
+  const health = SKINS_ROUTES.find((r) => r.path === '/health')!;
   const ownCopy = { ...health, doc: { ...health.doc } };
   t.throws(() => describedRoutes([{ service: 'skins', routes: [health] }, { service: 'media', routes: [ownCopy] }]), { message: 'get /health is described twice' });
   t.throws(() => describedRoutes([{ service: 'skins', routes: [health] }]), { message: /get \/health is answered by skins, described for skins, media, search/ });

@@ -114,8 +114,10 @@ function anyPathResponses(): Record<string, Response> {
 
 // ---- operations -----------------------------------------------------------------------------
 
-/** Every service's table, in the order of the document's tags; the shell's routes are on every service. */
-export const ROUTE_TABLES: readonly RouteTable[] = [SKINS_ROUTES, { service: 'media', routes: MEDIA_ROUTES }, { service: 'search', routes: SEARCH_ROUTES }];
+/** Every service's table, in the order of the document's tags (the shell's routes join them in describedRoutes). */
+export const ROUTE_TABLES: readonly RouteTable[] = [
+  { service: 'skins', routes: SKINS_ROUTES }, { service: 'media', routes: MEDIA_ROUTES }, { service: 'search', routes: SEARCH_ROUTES },
+];
 
 const RATE_HEADERS = headers('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
 
@@ -152,6 +154,7 @@ export function describedRoutes(tables: readonly RouteTable[] = ROUTE_TABLES): D
     seen.services.push(service);
     const names = new Set(seen.params.map((p) => p.name));
     seen.params = [...seen.params, ...listedParams(route).filter((p) => !names.has(p.name))];
+    // The quota of the service that has one (media's on /), which the description names.
     if (!seen.route.limit && route.limit) seen.route = route;
   }
   for (const described of byKey.values()) {

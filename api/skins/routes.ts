@@ -6,7 +6,7 @@ import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { flag, inPath, inQuery, text, type Param, type Params } from '../http/params.ts';
-import type { Route, RouteTable } from '../http/route-table.ts';
+import type { Route, RouteSpec } from '../http/route-table.ts';
 import { data, png, pretty } from '../docs/fragments.ts';
 import { ref } from '../docs/schemas.ts';
 import { DOCS_ROUTES } from '../docs/routes.ts';
@@ -176,4 +176,4 @@ export const LOOKUP_ROUTES: Route<SkinsService>[] = [
 ];
 
 /** Every route of the skins service, in the order the service registers them. */
-export const SKINS_ROUTES: RouteTable = { service: 'skins', routes: [...LOOKUP_ROUTES, ...IMAGE_ROUTES, ...ACCOUNT_ROUTES, ...PAGE_ROUTES, ...DOCS_ROUTES] };
+export const SKINS_ROUTES: readonly RouteSpec[] = [...LOOKUP_ROUTES, ...IMAGE_ROUTES, ...ACCOUNT_ROUTES, ...PAGE_ROUTES, ...DOCS_ROUTES];
