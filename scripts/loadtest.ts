@@ -168,11 +168,17 @@ const service = values.url ? null : await startBenchService();
 const base = values.url ?? service!.url;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-loadtest-'));
 const load = { seconds, connections, threads, timeoutSeconds: timeout };
-const results: Array<{ scenario: string; description: string; runs: Array<{ service: LoadResult; bare: LoadResult }>; service: Summary; bare: Summary; ratio: number; wrapped: boolean }> = [];
+const results: Array<{
+  scenario: string; description: string; runs: Array<{ service: LoadResult; bare: LoadResult }>; service: Summary; bare: Summary; ratio: number;
+  /** CPU of this process (the fake upstream) during the service's runs, in cores, median. */
+  fakeUpstreamCores: number | null;
+  wrapped: boolean;
+}> = [];
 
 try {
   for (const name of chosen) {
     const scenario = SCENARIOS[name];
+    if (!scenario.hot) await service?.prepare(players);
     await scenario.prepare?.(base);
     const reply = await captureReply(`${base}${scenario.sample}`, { 'x-forwarded-for': '198.19.255.254' });
     if (reply.status >= 300) say(`${name}: the sample request answered ${reply.status}; the bare server replays that`);
@@ -191,19 +197,28 @@ try {
         await runLoad({ ...load, seconds: warmup, url: bare.url, pathsFile: file });
       }
       const measured: Array<{ service: LoadResult; bare: LoadResult }> = [];
+      const fakeCpu: number[] = [];
       let wrapped = false;
       for (let run = 0; run < runs; run++) {
         const file = pathsFile(run);
+        // This process serves the fake upstream during the service's run: its CPU says whether the fake limits it.
+        const cpuBefore = process.cpuUsage();
         const a = await runLoad({ ...load, url: base, pathsFile: file });
+        const cpu = process.cpuUsage(cpuBefore);
+        fakeCpu.push((cpu.user + cpu.system) / 1e6 / seconds);
         const b = await runLoad({ ...load, url: bare.url, pathsFile: file });
         if (!scenario.hot && a.requests > count) wrapped = true;
-        say(`${name} run ${run + 1}/${runs}: service ${a.rps} req/s p50 ${a.p50} p99 ${a.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}; bare ${b.rps} req/s p50 ${b.p50} p99 ${b.p99} ms`);
+        say(`${name} run ${run + 1}/${runs}: service ${a.rps} req/s p50 ${a.p50} p99 ${a.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}; bare ${b.rps} req/s p50 ${b.p50} p99 ${b.p99} ms; `
+          + `fake upstream ${Math.round(fakeCpu.at(-1)! * 100)}% of a core`);
         measured.push({ service: a, bare: b });
       }
       if (wrapped) say(`${name}: a run sent more than ${count} requests, so its paths came round again (raise PATHS_PER_SECOND)`);
       const s = summarise(measured.map((m) => m.service));
       const b = summarise(measured.map((m) => m.bare));
-      results.push({ scenario: name, description: scenario.description, runs: measured, service: s, bare: b, ratio: Math.round((s.rps / b.rps) * 100) / 100, wrapped });
+      results.push({
+        scenario: name, description: scenario.description, runs: measured, service: s, bare: b,
+        ratio: Math.round((s.rps / b.rps) * 100) / 100, fakeUpstreamCores: values.url ? null : median(fakeCpu), wrapped,
+      });
     } finally {
       await bare.close();
     }
@@ -219,10 +234,10 @@ if (values.json) {
   console.log(`${facts.date.slice(0, 16).replace('T', ' ')}: ${facts.cores} cores (${facts.cpu}), load ${facts.loadAtStart} at start, Node ${facts.node}, ${facts.wrk}; `
     + `${connections} connections, ${threads} threads, ${seconds} s x ${runs} interleaved runs, medians, ${players} players`);
   console.log('');
-  console.log('| scenario | server | req/s | p50 ms | p99 ms | errors | non-2xx | of bare |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('| scenario | server | req/s | p50 ms | p99 ms | errors | non-2xx | of bare | fake upstream, cores |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
-    console.log(`| ${r.scenario} | skinfarm | ${r.service.rps} | ${r.service.p50} | ${r.service.p99} | ${r.service.errors} | ${r.service.non2xx} | ${r.ratio} |`);
-    console.log(`| ${r.scenario} | bare node:http | ${r.bare.rps} | ${r.bare.p50} | ${r.bare.p99} | ${r.bare.errors} | ${r.bare.non2xx} | |`);
+    console.log(`| ${r.scenario} | skinfarm | ${r.service.rps} | ${r.service.p50} | ${r.service.p99} | ${r.service.errors} | ${r.service.non2xx} | ${r.ratio} | ${r.fakeUpstreamCores ?? '-'} |`);
+    console.log(`| ${r.scenario} | bare node:http | ${r.bare.rps} | ${r.bare.p50} | ${r.bare.p99} | ${r.bare.errors} | ${r.bare.non2xx} | | |`);
   }
 }

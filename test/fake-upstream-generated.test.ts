@@ -1,6 +1,7 @@
 // Generated players over real HTTP: every one wears a skin of its own (and some a cape of their
 // own), so benchmarks that use many players miss every cache keyed by texture.
 import test from 'ava';
+import { createVerify } from 'node:crypto';
 import sharp from 'sharp';
 import { partFaces } from '../shared/skin-layout.ts';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
@@ -59,4 +60,19 @@ test(`${PLAYERS} generated players of each source have ${PLAYERS} distinct skins
   t.teardown(() => again.close());
   const first = await png((await texturesOf(f, 'official', 'gen_77')).SKIN.url);
   t.deepEqual(await png((await texturesOf(again, 'official', 'GEN_77')).SKIN.url), first);
+});
+
+test('prepareGenerated builds signed profiles ahead; the profile served later is that one, and verifies', async (t) => {
+  const f = await startFakeUpstream();
+  t.teardown(() => f.close());
+  await f.prepareGenerated(5);
+  const preparedBy = Date.now();
+  const uuid = f.players.byName('official', 'gen_3')!.uuid;
+  const fetchProfile = async () => (await fetch(`${f.env.OFFICIAL_SESSION_URL}/session/minecraft/profile/${uuid}?unsigned=false`)).json();
+  const profile = await fetchProfile();
+  const [textures] = profile.properties;
+  t.true(JSON.parse(Buffer.from(textures.value, 'base64').toString('utf8')).timestamp <= preparedBy, 'built before it was asked for');
+  t.true(createVerify('RSA-SHA1').update(textures.value).verify((await f.publicKeys()).official, textures.signature, 'base64'));
+  t.deepEqual(await fetchProfile(), profile, 'the same answer again');
+  t.is(f.calls()['official.profile'], 2);
 });

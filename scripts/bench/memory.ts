@@ -75,6 +75,7 @@ const service = await startBenchService();
 const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-memory-'));
 let report;
 try {
+  await service.prepare(players);
   // A moment for Chromium's pages to start after the service answers.
   await wait(5000);
   const idle = snapshot(sampleTree(service.pid));

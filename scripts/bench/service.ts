@@ -16,6 +16,8 @@ export interface BenchService {
   url: string;
   /** The API process (Chromium runs in its process tree). */
   pid: number;
+  /** Has the fake build gen_0 .. gen_{players-1}'s signed profiles and skins before a measurement. */
+  prepare(players: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -81,5 +83,13 @@ export async function startBenchService(): Promise<BenchService> {
     await stop();
     throw error;
   }
-  return { url, pid: child.pid!, stop };
+  let prepared = 0;
+  const prepare = async (players: number) => {
+    if (players <= prepared) return;
+    const started = performance.now();
+    await fake.prepareGenerated(players);
+    prepared = players;
+    process.stderr.write(`fake upstream: ${players} players' signed profiles and skins built in ${((performance.now() - started) / 1000).toFixed(1)} s, before measuring\n`);
+  };
+  return { url, pid: child.pid!, prepare, stop };
 }

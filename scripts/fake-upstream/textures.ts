@@ -18,7 +18,8 @@ const pngs = new Map<string, Promise<Texture>>();
 /** Hash -> art, so a file evicted from `pngs` can be drawn again when its URL is asked for. */
 const arts = new Map<string, Art>();
 
-function bounded<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+/** Sets `key` as the newest entry, dropping the oldest past `max`. */
+export function bounded<V>(map: Map<string, V>, key: string, value: V, max: number): void {
   map.delete(key);
   map.set(key, value);
   if (map.size > max) map.delete(map.keys().next().value!);
