@@ -7,7 +7,7 @@
 // is the test pattern in colours of its own, with its number written in binary on the fronts of
 // the body and limbs, so every generated player has a distinct picture and texture hash.
 import sharp from 'sharp';
-import { PART_NAMES, FACE_NAMES, type FaceName, type Layer, type PartName } from '../../shared/skin-layout.ts';
+import { CAPE_SIZE, PART_NAMES, FACE_NAMES, type FaceName, type Layer, type PartName } from '../../shared/skin-layout.ts';
 import { paintCape, paintSkin, type Painter, type Rgba } from '../../renderer/skin-paint.ts';
 import { capeLook, LOOKS, type CapeLook, type SkinLook } from './skin-looks.ts';
 
@@ -119,7 +119,7 @@ export function capePixels(opts: CapeOptions = {}): Pixels {
     if (look) return capeLook(look, face, u, v);
     if (number !== undefined) {
       const color = seedColour(faceColor('cape', 'inner', face), seed);
-      return face === 'front' && bitAt(number, u, v, 10) ? shade(color, BIT_SHADE) : color;
+      return face === 'front' && bitAt(number, u, v, CAPE_SIZE.w) ? shade(color, BIT_SHADE) : color;
     }
     const color = tint(faceColor('cape', 'inner', face), seed);
     return u === 0 && v === 0 ? marked(color) : color;
