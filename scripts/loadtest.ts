@@ -1,202 +1,248 @@
-// Load scenarios against a skins service on this machine (loopback only, bounded in requests and
-// seconds). Without --url it starts the fake upstream and the service itself.
+// HTTP load scenarios against the skins service on this machine (loopback only), each beside a
+// bare node:http server sending the same bytes, measured with wrk in interleaved runs
+// (service, bare, service, bare...) and reported as medians. Without --url it starts the fake
+// upstream and `node api/main.ts` (LOG_LEVEL=warn, TRUST_PROXY=true) itself. docs/benchmarks.md
+// "Method" says how each figure is taken.
 //
-//   npm run loadtest -- embed|api|cold-render|cold-avatar|avatar-hot|hot-vs-bare [--seconds 10] [--connections 64]
-//                       [--players 1000 (cold-render: 20)] [--kind render|cube|head|body] [--url http://127.0.0.1:3000] [--record]
+//   npm run loadtest -- [scenario...|all] [--seconds 10] [--runs 3] [--connections 64] [--threads 2]
+//                       [--players 10000] [--cached 1000] [--warmup 3] [--timeout 10] [--url http://127.0.0.1:3000] [--json]
 //
-// Prints req/s, latency percentiles and errors; --record appends a row to docs/benchmarks.md.
-import { appendFileSync } from 'node:fs';
-import http from 'node:http';
+// Scenarios: hot-avatar, hot-render, cold-avatar, cold-render, cold-body, embed, api (default hot-avatar).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
-import { startFakeUpstream } from './fake-upstream/server.ts';
-import { startApp } from '../test/helpers/service.ts';
+import { execFileSync } from 'node:child_process';
+import { captureReply, startBareServer } from './bench/bare-server.ts';
+import { assertLoopback, startBenchService } from './bench/service.ts';
+import { findWrk, runLoad, type LoadResult } from './bench/wrk.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     seconds: { type: 'string', default: '10' },
+    runs: { type: 'string', default: '3' },
     connections: { type: 'string', default: '64' },
-    players: { type: 'string' },
-    kind: { type: 'string', default: 'render' },
+    threads: { type: 'string', default: '2' },
+    players: { type: 'string', default: '10000' },
+    cached: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '3' },
+    timeout: { type: 'string', default: '10' },
     url: { type: 'string' },
-    record: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
   },
 });
-const scenario = positionals[0] ?? 'embed';
-const seconds = Math.min(120, Number(values.seconds));
-const connections = Math.min(1024, Number(values.connections));
-// Cold renders are about drawing, not about first lookups: a few players, a new angle each time.
-const players = Math.max(1, Number(values.players ?? (scenario === 'cold-render' ? 20 : 1000)));
-const kind = ['render', 'cube', 'head', 'body'].includes(values.kind!) ? values.kind! : 'render';
 
-function assertLoopback(url: string): void {
-  const host = new URL(url).hostname;
-  if (!['127.0.0.1', 'localhost', '[::1]', '::1'].includes(host)) throw new Error(`refusing to load ${host}: loopback only`);
+const int = (name: keyof typeof values, min: number, max: number): number => {
+  const n = Number(values[name]);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
+  return n;
+};
+const seconds = int('seconds', 1, 600);
+const runs = int('runs', 1, 25);
+const connections = int('connections', 1, 4096);
+const threads = int('threads', 1, 64);
+const players = int('players', 10, 999_000);
+const cached = int('cached', 1, Math.max(1, Math.floor(players / 2)));
+const warmup = int('warmup', 0, 120);
+const timeout = int('timeout', 1, 120);
+/** Paths written per second of a cold run unless a scenario says more: a faster run would wrap and repeat. */
+const PATHS_PER_SECOND = 5000;
+/** A player no measured request names: its answers are the bare server's sample. */
+const SAMPLE = 'gen_999999';
+const player = (k: number) => `gen_${k % players}`;
+
+interface Scenario {
+  description: string;
+  /** Hot scenarios repeat one path: they are warmed up before measuring. */
+  hot: boolean;
+  /** Paths written per second of a run (PATHS_PER_SECOND unless given). */
+  pathsPerSecond?: number;
+  /** Request paths of run r (global index k = r * count + i, so runs never share a cold request). */
+  path(k: number): string;
+  /** A request of the same shape for the bare server to replay. */
+  sample: string;
+  prepare?(base: string): Promise<void>;
 }
 
-interface Summary { scenario: string; rps: number; p50: number; p975: number; p99: number; errors: number; non2xx: number; requests: number }
+/** A yaw new for 36,000 requests, then a new pitch with it, so no angle repeats within 6.5 million. */
+const newAngle = (k: number) => `yaw=${((k % 36_000) / 100 - 180).toFixed(2)}&pitch=${(Math.floor(k / 36_000) % 181) - 90}`;
+const EMBED_KINDS = ['avatar', 'render', 'head', 'body'];
+const embedCached = (n: number) => `/v1/${EMBED_KINDS[n % 4]}/gen_${Math.floor(n / 4) % cached}/64`;
 
-/**
- * Each request claims one of 65,536 client addresses (RFC 2544 benchmark range, in a header
- * only), so the per-IP rate limit stays in the measured path without limiting the run (the
- * service must trust X-Forwarded-For: TRUST_PROXY=true).
- */
-let client = 0;
-function asManyClients(opts: autocannon.Options): autocannon.Options {
-  const given = opts.requests?.[0]?.setupRequest;
-  const setup = typeof given === 'function' ? given : null;
-  return {
-    ...opts,
-    requests: [{
-      ...(opts.requests?.[0] ?? {}),
-      setupRequest: (req, context) => {
-        client = (client + 1) % 65_536;
-        const next = setup ? setup(req, context) : req;
-        return { ...next, headers: { ...(next.headers ?? {}), 'x-forwarded-for': `198.18.${client >> 8}.${client & 255}` } };
-      },
-    }],
-  };
+const SCENARIOS: Record<string, Scenario> = {
+  'hot-avatar': { description: 'one cached 128 px avatar', hot: true, path: () => '/v1/avatar/gen_1/128', sample: '/v1/avatar/gen_1/128' },
+  'hot-render': { description: 'one cached 3D render, 180 px', hot: true, path: () => '/v1/render/gen_1/180', sample: '/v1/render/gen_1/180' },
+  'cold-avatar': {
+    description: 'a new (player, size 9-512) each request',
+    hot: false,
+    // Each pass over the players moves every player to its next size: 504 passes before a repeat.
+    path: (k) => `/v1/avatar/${player(k)}/${9 + ((Math.floor(k / players) + (k % players) * 131) % 504)}`,
+    sample: `/v1/avatar/${SAMPLE}/128`,
+  },
+  'cold-render': {
+    description: '/v1/render/<p>/180, a new angle each, over distinct players',
+    hot: false,
+    path: (k) => `/v1/render/${player(k)}/180?${newAngle(k)}`,
+    sample: `/v1/render/${SAMPLE}/180?yaw=12.34`,
+  },
+  'cold-body': {
+    description: '/v1/body/<p>/128 over distinct players (past --players, a new background keeps it cold)',
+    hot: false,
+    path: (k) => `/v1/body/${player(k)}/128${k < players ? '' : `?bg=${(Math.floor(k / players) % 0xffffff).toString(16).padStart(6, '0')}`}`,
+    sample: `/v1/body/${SAMPLE}/128`,
+  },
+  embed: {
+    description: `90% cached images (4 kinds x --cached players, 64 px), 10% cold renders of other players at new angles`,
+    hot: false,
+    // Mostly cached answers: a run can go far faster than the cold renders alone.
+    pathsPerSecond: 40_000,
+    path: (k) => {
+      if (k % 10 !== 9) return embedCached(k);
+      const n = Math.floor(k / 10);
+      return `/v1/render/gen_${cached + (n % (players - cached))}/128?${newAngle(n)}`;
+    },
+    sample: embedCached(0),
+    async prepare(base) {
+      say(`embed: caching ${cached * 4} images first`);
+      let next = 0;
+      await Promise.all(Array.from({ length: 16 }, async () => {
+        while (next < cached * 4) {
+          const n = next++;
+          const res = await fetch(`${base}${embedCached(n)}`, { headers: { 'x-forwarded-for': `198.19.${(n >> 8) & 255}.${n & 255}` } });
+          await res.arrayBuffer();
+        }
+      }));
+    },
+  },
+  api: {
+    description: 'JSON lookups (player, uuid, a batch of 3) over distinct players',
+    hot: false,
+    path: (k) => [`/v1/player/${player(k)}`, `/v1/uuid/${player(k)}`, `/v1/batch?names=${player(k)},${player(k + 1)},${player(k + 2)}`][k % 3],
+    pathsPerSecond: 20_000,
+    sample: `/v1/player/${SAMPLE}`,
+  },
+};
+
+const chosen = positionals.length === 0 ? ['hot-avatar'] : positionals.includes('all') ? Object.keys(SCENARIOS) : positionals;
+for (const name of chosen) if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name} (all, ${Object.keys(SCENARIOS).join(', ')})`);
+
+function say(line: string): void {
+  process.stderr.write(`${line}\n`);
 }
 
-async function run(name: string, options: autocannon.Options): Promise<Summary> {
-  assertLoopback(String(options.url));
-  const opts = asManyClients(options);
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ connections, duration: seconds, ...opts }, (error, res) => (error ? reject(error) : resolve(res)));
-    autocannon.track(instance, { renderProgressBar: process.stdout.isTTY, renderResultsTable: false, renderLatencyTable: false });
-  });
-  const summary = {
-    scenario: name,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p975: result.latency.p97_5,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-    requests: result.requests.total,
-  };
-  console.log(`${name}: ${summary.rps} req/s, p50 ${summary.p50} ms, p97.5 ${summary.p975} ms, p99 ${summary.p99} ms, errors ${summary.errors}, non-2xx ${summary.non2xx} (${summary.requests} requests)`);
-  return summary;
-}
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return Math.round(m * 100) / 100;
+};
 
-function record(rows: Summary[]): void {
-  const when = new Date().toISOString().slice(0, 16).replace('T', ' ');
-  const cpu = os.cpus()[0]?.model ?? 'cpu';
-  const lines = rows.map((r) => `| ${when} | ${r.scenario} | ${connections} | ${seconds} s | ${r.rps} | ${r.p50} | ${r.p975} | ${r.p99} | ${r.errors + r.non2xx} | ${os.availableParallelism()}x ${cpu} |`);
-  appendFileSync(path.join(root, 'docs/benchmarks.md'), `${lines.join('\n')}\n`);
-}
-
-/** The same PNG bytes from a bare node:http server: the ceiling for a hot cached image. */
-async function bareServer(png: Buffer): Promise<{ url: string; close(): void }> {
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length });
-    res.end(png);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, close: () => server.close() };
-}
-
-const fake = values.url ? null : await startFakeUpstream();
-const app = values.url ? null : await startApp({
-  SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', TRUST_PROXY: 'true', RENDER_WORKERS: '2', ...fake!.env,
-  // Tuning knobs given to this script reach the service it starts.
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(RENDER_|CACHE_|MAX_EVENT_LOOP)/.test(k))) as Record<string, string>,
-  OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
+interface Summary { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+const summarise = (rs: LoadResult[]): Summary => ({
+  rps: Math.round(median(rs.map((r) => r.rps))),
+  p50: median(rs.map((r) => r.p50)),
+  p99: median(rs.map((r) => r.p99)),
+  errors: median(rs.map((r) => r.errors)),
+  non2xx: median(rs.map((r) => r.non2xx)),
 });
-const base = values.url ?? app!.urls.skins;
-const name = (i: number) => `gen_${i}`;
-const rows: Summary[] = [];
-let counter = 0;
+
+function machine() {
+  const wrk = findWrk();
+  let wrkVersion = 'absent (autocannon)';
+  if (wrk) {
+    try {
+      execFileSync(wrk, ['-v'], { encoding: 'utf8' });
+    } catch (error) {
+      // wrk -v prints its version and exits 1.
+      wrkVersion = /^wrk \S+/.exec(String((error as { stdout?: string }).stdout ?? ''))?.[0] ?? 'wrk';
+    }
+  }
+  return {
+    date: new Date().toISOString(),
+    cores: os.availableParallelism(),
+    cpu: os.cpus()[0]?.model.trim() ?? 'cpu',
+    loadAtStart: Number(os.loadavg()[0].toFixed(2)),
+    node: process.version,
+    wrk: wrkVersion,
+  };
+}
+
+const facts = machine();
+if (values.url) assertLoopback(values.url);
+const service = values.url ? null : await startBenchService();
+const base = values.url ?? service!.url;
+const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-loadtest-'));
+const load = { seconds, connections, threads, timeoutSeconds: timeout };
+const results: Array<{
+  scenario: string; description: string; runs: Array<{ service: LoadResult; bare: LoadResult }>; service: Summary; bare: Summary; ratio: number;
+  /** CPU of this process (the fake upstream) during the service's runs, in cores, median. */
+  fakeUpstreamCores: number | null;
+  wrapped: boolean;
+}> = [];
 
 try {
-  switch (scenario) {
-    case 'avatar-hot':
-      await fetch(`${base}/v1/avatar/${name(1)}/64`);
-      rows.push(await run('avatar-hot', { url: `${base}/v1/avatar/${name(1)}/64` }));
-      break;
-    case 'hot-vs-bare': {
-      const png = Buffer.from(await (await fetch(`${base}/v1/avatar/${name(1)}/64`)).arrayBuffer());
-      const bare = await bareServer(png);
-      rows.push(await run('hot-image', { url: `${base}/v1/avatar/${name(1)}/64` }));
-      rows.push(await run('bare-node-http', { url: bare.url }));
-      bare.close();
-      console.log(`hot image / bare node http: ${Math.round((rows[0].rps / rows[1].rps) * 100)}%`);
-      break;
-    }
-    case 'cold-avatar':
-      // Every request a new (player, size 64-256) pair: draw and encode each time.
-      rows.push(await run('cold-avatar', {
-        url: base,
-        requests: [{
-          setupRequest: (req) => {
-            counter += 1;
-            return { ...req, path: `/v1/avatar/${name(counter % players)}/${64 + (Math.floor(counter / players) % 193)}` };
-          },
-        }],
-      }));
-      break;
-    case 'api':
-      rows.push(await run('api', {
-        url: base,
-        requests: [{
-          setupRequest: (req) => {
-            counter += 1;
-            const i = counter % players;
-            const paths = [`/v1/player/${name(i)}`, `/v1/uuid/${name(i)}`, `/v1/batch?names=${name(i)},${name(i + 1)},${name(i + 2)}`];
-            return { ...req, path: paths[counter % paths.length] };
-          },
-        }],
-      }));
-      break;
-    case 'cold-render':
-      // body has no angles: a new background colour each time keeps it cold.
-      rows.push(await run(`cold-${kind}`, {
-        url: base,
-        requests: [{
-          setupRequest: (req) => {
-            counter += 1;
-            const view = kind === 'body' ? `256?bg=${counter.toString(16).padStart(6, '0')}` : `256?yaw=${(counter % 360) - 180}&pitch=${(Math.floor(counter / 360) % 180) - 90}`;
-            return { ...req, path: `/v1/${kind}/${name(counter % players)}/${view}` };
-          },
-        }],
-      }));
-      break;
-    case 'embed': {
-      // 90% cached images of `players` players (warmed first: every kind of every player), 10% cold
-      // renders of those players at new angles. Cold request n gets yaw -180 + (n mod 36,000) / 100
-      // and the pitch after it, so none repeats within 6.5 million: whole-degree angles came round
-      // again after ~6,500 cold requests, and players whose drawn skins look alike then hit the
-      // cache (12 s into a run, 40% of the "cold" requests by 40 s).
-      const kinds = ['avatar', 'render', 'head', 'body'];
-      const cachedPath = (n: number) => `/v1/${kinds[n % 4]}/${name(Math.floor(n / 4) % players)}/64`;
-      console.log(`warming ${players * 4} images…`);
-      for (let next = 0; next < players * 4;) {
-        await Promise.all(Array.from({ length: 32 }, () => (next < players * 4 ? fetch(`${base}${cachedPath(next++)}`, { headers: { 'x-forwarded-for': `198.19.${next >> 8 & 255}.${next & 255}` } }).then((r) => r.arrayBuffer()) : null)));
+  for (const name of chosen) {
+    const scenario = SCENARIOS[name];
+    if (!scenario.hot) await service?.prepare(players);
+    await scenario.prepare?.(base);
+    const reply = await captureReply(`${base}${scenario.sample}`, { 'x-forwarded-for': '198.19.255.254' });
+    if (reply.status >= 300) say(`${name}: the sample request answered ${reply.status}; the bare server replays that`);
+    const bare = await startBareServer(reply);
+    try {
+      const count = scenario.hot ? 1 : seconds * (scenario.pathsPerSecond ?? PATHS_PER_SECOND);
+      const pathsFile = (run: number) => {
+        const file = path.join(dir, `${name}-${run}.txt`);
+        writeFileSync(file, `${Array.from({ length: count }, (_, i) => scenario.path(run * count + i)).join('\n')}\n`);
+        return file;
+      };
+      if (scenario.hot && warmup > 0) {
+        say(`${name}: warming up ${warmup} s each`);
+        const file = pathsFile(0);
+        await runLoad({ ...load, seconds: warmup, url: base, pathsFile: file });
+        await runLoad({ ...load, seconds: warmup, url: bare.url, pathsFile: file });
       }
-      rows.push(await run('embed', {
-        url: base,
-        requests: [{
-          setupRequest: (req) => {
-            counter += 1;
-            if (counter % 10 !== 0) return { ...req, path: cachedPath(counter % (players * 4)) };
-            const n = counter / 10;
-            const angles = `?yaw=${((n % 36_000) / 100 - 180).toFixed(2)}&pitch=${(Math.floor(n / 36_000) % 181) - 90}`;
-            return { ...req, path: `/v1/render/${name(n % players)}/128${angles}` };
-          },
-        }],
-      }));
-      break;
+      const measured: Array<{ service: LoadResult; bare: LoadResult }> = [];
+      const fakeCpu: number[] = [];
+      let wrapped = false;
+      for (let run = 0; run < runs; run++) {
+        const file = pathsFile(run);
+        // This process serves the fake upstream during the service's run: its CPU says whether the fake limits it.
+        const cpuBefore = process.cpuUsage();
+        const a = await runLoad({ ...load, url: base, pathsFile: file });
+        const cpu = process.cpuUsage(cpuBefore);
+        fakeCpu.push((cpu.user + cpu.system) / 1e6 / seconds);
+        const b = await runLoad({ ...load, url: bare.url, pathsFile: file });
+        if (!scenario.hot && a.requests > count) wrapped = true;
+        say(`${name} run ${run + 1}/${runs}: service ${a.rps} req/s p50 ${a.p50} p99 ${a.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}; bare ${b.rps} req/s p50 ${b.p50} p99 ${b.p99} ms; `
+          + `fake upstream ${Math.round(fakeCpu.at(-1)! * 100)}% of a core`);
+        measured.push({ service: a, bare: b });
+      }
+      if (wrapped) say(`${name}: a run sent more than ${count} requests, so its paths came round again: its cold requests were not all cold (raise its pathsPerSecond)`);
+      const s = summarise(measured.map((m) => m.service));
+      const b = summarise(measured.map((m) => m.bare));
+      results.push({
+        scenario: name, description: scenario.description, runs: measured, service: s, bare: b,
+        ratio: Math.round((s.rps / b.rps) * 100) / 100, fakeUpstreamCores: values.url ? null : median(fakeCpu), wrapped,
+      });
+    } finally {
+      await bare.close();
     }
-    default:
-      throw new Error(`unknown scenario ${scenario} (embed, api, cold-render, cold-avatar, avatar-hot, hot-vs-bare)`);
   }
-  if (values.record) record(rows);
 } finally {
-  await app?.stop();
-  await fake?.close();
+  await service?.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+if (values.json) {
+  console.log(JSON.stringify({ machine: facts, options: { seconds, runs, connections, threads, players, cached, url: values.url ?? null }, results }, null, 2));
+} else {
+  console.log(`${facts.date.slice(0, 16).replace('T', ' ')}: ${facts.cores} cores (${facts.cpu}), load ${facts.loadAtStart} at start, Node ${facts.node}, ${facts.wrk}; `
+    + `${connections} connections, ${threads} threads, ${seconds} s x ${runs} interleaved runs, medians, ${players} players`);
+  console.log('');
+  console.log('| scenario | server | req/s | p50 ms | p99 ms | errors | non-2xx | of bare | fake upstream, cores |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    console.log(`| ${r.scenario} | skinfarm | ${r.service.rps} | ${r.service.p50} | ${r.service.p99} | ${r.service.errors} | ${r.service.non2xx} | ${r.ratio} | ${r.fakeUpstreamCores ?? '-'} |`);
+    console.log(`| ${r.scenario} | bare node:http | ${r.bare.rps} | ${r.bare.p50} | ${r.bare.p99} | ${r.bare.errors} | ${r.bare.non2xx} | | |`);
+  }
 }

@@ -2,7 +2,7 @@
 import { ANNOUNCEMENTS } from './announcements.ts';
 import { parseJson, sendEmpty, sendJson } from './http.ts';
 import { signingKey } from './keys.ts';
-import { externalProfile } from './profiles.ts';
+import { sessionProfile } from './profiles.ts';
 import type { FakeContext, FakeRoute } from './state.ts';
 
 const SEARCH_MAX = 5;
@@ -48,7 +48,7 @@ async function profile(ctx: FakeContext): Promise<void> {
   const player = ctx.state.players.byUuid('external', ctx.params[0]);
   if (!player) return sendEmpty(ctx.res, 204);
   const key = ctx.url.searchParams.get('unsigned') === 'false' ? await signingKey('external') : null;
-  sendJson(ctx.res, 200, await externalProfile(player, ctx.state.baseUrl, key));
+  sendJson(ctx.res, 200, await sessionProfile(player, ctx.state.baseUrl, key));
 }
 
 export const externalRoutes: FakeRoute[] = [

@@ -3,7 +3,7 @@ import { normalizeUuid } from '../../shared/uuid.ts';
 import { parseJson, sendEmpty, sendJson } from './http.ts';
 import { signingKey } from './keys.ts';
 import type { FakePlayer } from './players.ts';
-import { officialProfile } from './profiles.ts';
+import { sessionProfile } from './profiles.ts';
 import type { FakeContext, FakeRoute } from './state.ts';
 
 const BULK_LIMIT = 10;
@@ -60,7 +60,7 @@ async function profile(ctx: FakeContext): Promise<void> {
   if (misbehaves(ctx, [player])) return;
   if (!player) return sendEmpty(ctx.res, 204);
   const key = ctx.url.searchParams.get('unsigned') === 'false' ? await signingKey('official') : null;
-  sendJson(ctx.res, 200, await officialProfile(player, ctx.state.baseUrl, key));
+  sendJson(ctx.res, 200, await sessionProfile(player, ctx.state.baseUrl, key));
 }
 
 export const officialRoutes: FakeRoute[] = [

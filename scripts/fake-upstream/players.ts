@@ -6,9 +6,12 @@ import type { CapeLook, SkinLook } from './skin-looks.ts';
 
 export type Source = 'official' | 'external';
 
-/** A drawn texture: the test pattern (its shade by seed), or a real-looking demo `look`. */
-export interface SkinArt { seed: number; slim?: boolean; legacy?: boolean; scale?: number; look?: SkinLook }
-export interface CapeArt { seed: number; legacy?: boolean; look?: CapeLook }
+/**
+ * A drawn texture: the test pattern (its shade by seed), or a real-looking demo `look`. A
+ * generated player's `number` is written into its pixels (skin-art.ts), so each one is distinct.
+ */
+export interface SkinArt { seed: number; number?: number; slim?: boolean; legacy?: boolean; scale?: number; look?: SkinLook }
+export interface CapeArt { seed: number; number?: number; legacy?: boolean; look?: CapeLook }
 /** SKIN urls that lead somewhere a careful client must refuse (see textures.ts). */
 export type SkinTrap = 'evil' | 'redirect' | 'notPng' | 'huge';
 
@@ -112,20 +115,24 @@ function build(source: Source, { skin, cape, ...rest }: Blueprint): FakePlayer {
   };
 }
 
-/** gen_N / ext_N: a drawn skin seeded by N; odd N are slim, multiples of 3 wear a cape. */
+/**
+ * gen_N / ext_N: a skin of its own (N written into it, colours seeded by source and name); odd N
+ * are slim, multiples of 3 wear a cape of their own.
+ */
 function generate(source: Source, name: string): FakePlayer | undefined {
   const digits = GENERATED[source].exec(name)?.[1];
   if (digits === undefined) return undefined;
-  const seed = Number(digits);
+  const number = Number(digits);
   const canonical = `${source === 'official' ? 'gen' : 'ext'}_${digits}`;
-  const slim = seed % 2 === 1;
+  const seed = seedOf(`${source}:${canonical}`);
+  const slim = number % 2 === 1;
   return {
     name: canonical,
     uuid: UUID_OF[source](canonical),
     source,
     slim,
-    skin: { seed, slim },
-    cape: seed % 3 === 0 ? { seed } : null,
+    skin: { seed, number, slim },
+    cape: number % 3 === 0 ? { seed: seed + 1, number } : null,
     generated: true,
   };
 }

@@ -2,7 +2,7 @@
 // pretty-prints the value JSON, Blessing Skin writes it compact and adds uploadableTextures.
 import type { FakePlayer } from './players.ts';
 import { signValue, type SigningKey } from './keys.ts';
-import { playerTextureUrls } from './textures.ts';
+import { bounded, playerTextureUrls } from './textures.ts';
 
 export interface ProfileProperty { name: string; value: string; signature?: string }
 export interface SessionProfile { id: string; name: string; properties: ProfileProperty[]; profileActions?: [] }
@@ -56,4 +56,27 @@ export async function externalProfile(player: FakePlayer, baseUrl: string, key: 
     name: player.name,
     properties: [property('textures', value, key), property('uploadableTextures', 'skin,cape', key)],
   };
+}
+
+/** Generated players' profiles kept: as many PNGs as textures.ts keeps. */
+const MAX_GENERATED_PROFILES = 20_000;
+const generatedProfiles = new Map<string, Promise<SessionProfile>>();
+
+/**
+ * A player's session profile in its source's dialect. A generated player's is built once per
+ * fake, key and signing (its timestamp is then when its textures were first served): signing and
+ * drawing cost about 2 ms a player, which a load test over thousands of new players would
+ * otherwise spend in the fake instead of the service (see `prepareGenerated` in server.ts).
+ */
+export function sessionProfile(player: FakePlayer, baseUrl: string, key: SigningKey | null): Promise<SessionProfile> {
+  const build = player.source === 'official' ? officialProfile : externalProfile;
+  if (!player.generated) return build(player, baseUrl, key);
+  const cacheKey = `${baseUrl} ${player.source}:${player.uuid} ${key ? 'signed' : 'unsigned'}`;
+  let profile = generatedProfiles.get(cacheKey);
+  if (!profile) {
+    profile = build(player, baseUrl, key);
+    profile.catch(() => generatedProfiles.delete(cacheKey));
+  }
+  bounded(generatedProfiles, cacheKey, profile, MAX_GENERATED_PROFILES);
+  return profile;
 }

@@ -9,6 +9,7 @@ import { signingKey } from './keys.ts';
 import { DEFAULT_OAUTH, OAuthProvider, oauthRoutes, type OAuthOptions } from './oauth.ts';
 import { officialError, officialRoutes } from './official.ts';
 import { PlayerCatalogue, type Source } from './players.ts';
+import { sessionProfile } from './profiles.ts';
 import type { FakeContext, FakeRoute, FakeState } from './state.ts';
 import { textureRoutes } from './texture-routes.ts';
 
@@ -51,6 +52,11 @@ export interface FakeUpstream {
   players: PlayerCatalogue;
   /** SPKI PEMs that verify the signed textures properties. */
   publicKeys(): Promise<Record<Source, string>>;
+  /**
+   * Builds the signed profiles and textures of gen_0 .. gen_{count-1} of a source ahead, as a
+   * load test's first requests would: the fake's own work is then done before the clock starts.
+   */
+  prepareGenerated(count: number, source?: Source): Promise<void>;
   /** Stops the server; hanging and delayed requests are cut off. */
   close(): Promise<void>;
 }
@@ -207,6 +213,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     control,
     players: state.players,
     publicKeys: async () => ({ official: (await signingKey('official')).publicPem, external: (await signingKey('external')).publicPem }),
+    prepareGenerated: async (count, source = 'official') => {
+      const key = await signingKey(source);
+      for (let i = 0; i < count; i++) {
+        await sessionProfile(state.players.byName(source, `${source === 'official' ? 'gen' : 'ext'}_${i}`)!, baseUrl, key);
+      }
+    },
     close: () => {
       if (!closing.signal.aborted) {
         closing.abort();

@@ -1,20 +1,25 @@
 // Texture files by pixel hash, and the trap URLs a careful client must refuse. Drawn PNGs are a
-// pure function of their spec, so they are cached per process and shared by every fake.
+// pure function of their spec, so they are cached per process (newest first, bounded) and shared
+// by every fake; the hash is taken from the drawn pixels, so a texture is encoded once and never
+// decoded (a load test's first request per player costs about 1 ms here, see docs/fake-upstream.md).
 import { createHash } from 'node:crypto';
 import type { CapeArt, FakePlayer, SkinArt, SkinTrap, Source } from './players.ts';
-import { drawCape, drawSkin } from './skin-art.ts';
-import { textureHash } from './texture-hash.ts';
+import { capePixels, encodePng, skinPixels } from './skin-art.ts';
+import { pixelHash } from './texture-hash.ts';
 
 export interface Texture { hash: string; png: Buffer }
 type Art = { kind: 'skin'; spec: SkinArt } | { kind: 'cape'; spec: CapeArt };
 
-const MAX_PNGS = 512;
-const MAX_HASHES = 20_000;
+/** Generated skins are 1-3 KB: 20,000 files (a 10,000-player load test with capes) fit in ~40 MB. */
+const MAX_PNGS = 20_000;
+/** As many as players.ts remembers, with their capes. */
+const MAX_HASHES = 200_000;
 const pngs = new Map<string, Promise<Texture>>();
 /** Hash -> art, so a file evicted from `pngs` can be drawn again when its URL is asked for. */
 const arts = new Map<string, Art>();
 
-function bounded<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+/** Sets `key` as the newest entry, dropping the oldest past `max`. */
+export function bounded<V>(map: Map<string, V>, key: string, value: V, max: number): void {
   map.delete(key);
   map.set(key, value);
   if (map.size > max) map.delete(map.keys().next().value!);
@@ -24,14 +29,13 @@ export function drawTexture(art: Art): Promise<Texture> {
   const key = JSON.stringify(art);
   let texture = pngs.get(key);
   if (!texture) {
-    texture = (art.kind === 'skin' ? drawSkin(art.spec) : drawCape(art.spec)).then(async (png) => {
-      const hash = await textureHash(png);
-      bounded(arts, hash, art, MAX_HASHES);
-      return { hash, png };
-    });
+    const pixels = art.kind === 'skin' ? skinPixels(art.spec) : capePixels(art.spec);
+    const hash = pixelHash(pixels.width, pixels.height, pixels.data);
+    bounded(arts, hash, art, MAX_HASHES);
+    texture = encodePng(pixels).then((png) => ({ hash, png }));
     texture.catch(() => pngs.delete(key));
-    bounded(pngs, key, texture, MAX_PNGS);
   }
+  bounded(pngs, key, texture, MAX_PNGS); // a hit becomes the newest again
   return texture;
 }
 

@@ -1,0 +1,71 @@
+// Memory of a process and its descendants from /proc (Linux): RSS and PSS from smaps_rollup, each
+// process put in a group (the API itself; Chromium's browser, GPU, renderer and other processes).
+import { readdirSync, readFileSync } from 'node:fs';
+
+export const GROUPS = ['api', 'browser', 'gpu', 'renderer', 'other'] as const;
+export type Group = (typeof GROUPS)[number];
+export interface ProcessMemory { pid: number; group: Group; rssKb: number; pssKb: number }
+
+function parentOf(pid: number): number | null {
+  try {
+    // The command name (field 2) may hold spaces and parentheses: fields after the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null; // gone meanwhile
+  }
+}
+
+/** `root` and every process below it. */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    const parent = parentOf(pid);
+    if (parent !== null) children.set(parent, [...(children.get(parent) ?? []), pid]);
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []));
+  return tree;
+}
+
+/**
+ * Chromium's process type is its --type= switch; the browser process has none. Chromium rewrites
+ * its command line with spaces between the arguments, so both separators count.
+ */
+export function groupOf(pid: number, root: number, cmdline: string): Group {
+  if (pid === root) return 'api';
+  const type = /(?:^|[\0 ])--type=([a-z-]+)/.exec(cmdline)?.[1];
+  if (type === 'gpu-process') return 'gpu';
+  if (type === 'renderer') return 'renderer';
+  const program = cmdline.split(/[\0 ]/)[0];
+  if (type === undefined && /chrom/i.test(program) && !/crashpad/i.test(program)) return 'browser';
+  return 'other';
+}
+
+function smapsRollup(pid: number): { rssKb: number; pssKb: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
+    return { rssKb: field('Rss'), pssKb: field('Pss') };
+  } catch {
+    return null;
+  }
+}
+
+/** One sample of every process in the tree under `root` (those that exit meanwhile are left out). */
+export function sampleTree(root: number): ProcessMemory[] {
+  const out: ProcessMemory[] = [];
+  for (const pid of processTree(root)) {
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    const memory = smapsRollup(pid);
+    if (memory) out.push({ pid, group: groupOf(pid, root, cmdline), ...memory });
+  }
+  return out;
+}

@@ -1,0 +1,121 @@
+// Runs one load measurement with wrk (a C load generator: Node-based clients saturate before a
+// fast Node server does) and reads the JSON line of loadtest.lua. Without wrk, autocannon runs
+// the same paths with the same client addresses, and the results say so.
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+
+const LUA = path.join(path.dirname(fileURLToPath(import.meta.url)), 'loadtest.lua');
+const ADDRESSES = 131_072;
+
+export interface LoadOptions {
+  /** Origin only (http://127.0.0.1:port). */
+  url: string;
+  /** A file of request paths, one a line (see loadtest.lua). */
+  pathsFile: string;
+  seconds: number;
+  connections: number;
+  threads: number;
+  /** A request slower than this counts as a timeout error. */
+  timeoutSeconds: number;
+}
+
+export interface LoadResult {
+  tool: 'wrk' | 'autocannon';
+  requests: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  /** Connect, read, write errors and timeouts. */
+  errors: number;
+  /** Answers outside 2xx. */
+  non2xx: number;
+  statuses: Record<string, number>;
+}
+
+export function findWrk(): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter).concat('/usr/bin', '/usr/local/bin')) {
+    const candidate = path.join(dir, 'wrk');
+    if (dir && existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+interface WrkJson {
+  requests: number; duration_us: number;
+  errors: { connect: number; read: number; write: number; status: number; timeout: number };
+  latency_us: { p50: number; p90: number; p99: number };
+  statuses: Record<string, number>;
+}
+
+const ms = (us: number) => Math.round(us / 10) / 100;
+const non2xx = (statuses: Record<string, number>) => Object.entries(statuses).reduce((n, [code, c]) => (code.startsWith('2') ? n : n + c), 0);
+
+/** Parses wrk's output: the LOADTEST_JSON line printed by loadtest.lua's done(). */
+export function parseWrkOutput(stdout: string): LoadResult {
+  const line = stdout.split('\n').find((l) => l.startsWith('LOADTEST_JSON '));
+  if (!line) throw new Error(`wrk printed no result line:\n${stdout}`);
+  const j = JSON.parse(line.slice('LOADTEST_JSON '.length)) as WrkJson;
+  return {
+    tool: 'wrk',
+    requests: j.requests,
+    rps: Math.round(j.requests / (j.duration_us / 1e6)),
+    p50: ms(j.latency_us.p50),
+    p90: ms(j.latency_us.p90),
+    p99: ms(j.latency_us.p99),
+    errors: j.errors.connect + j.errors.read + j.errors.write + j.errors.timeout,
+    non2xx: non2xx(j.statuses),
+    statuses: j.statuses,
+  };
+}
+
+async function runWithWrk(wrk: string, o: LoadOptions): Promise<LoadResult> {
+  const threads = Math.max(1, Math.min(o.threads, o.connections));
+  const args = [`-t${threads}`, `-c${o.connections}`, `-d${o.seconds}s`, `--timeout`, `${o.timeoutSeconds}s`, '-s', LUA, o.url, '--', o.pathsFile, String(threads)];
+  const { stdout } = await promisify(execFile)(wrk, args, { maxBuffer: 16 * 1024 * 1024 });
+  return parseWrkOutput(stdout);
+}
+
+/** The fallback: the same paths and client addresses from autocannon (a ceiling of its own, ~10,000 req/s). */
+async function runWithAutocannon(o: LoadOptions): Promise<LoadResult> {
+  const paths = readFileSync(o.pathsFile, 'utf8').split('\n').filter(Boolean);
+  let n = 0;
+  const result = await autocannon({
+    url: o.url, connections: o.connections, duration: o.seconds, timeout: o.timeoutSeconds,
+    requests: [{
+      setupRequest: (req) => {
+        const a = n % ADDRESSES;
+        const path = paths[n++ % paths.length];
+        return { ...req, path, headers: { ...(req.headers ?? {}), 'x-forwarded-for': `198.${18 + (a >> 16)}.${(a >> 8) & 255}.${a & 255}` } };
+      },
+    }],
+  });
+  const statuses: Record<string, number> = {};
+  for (const [k, v] of Object.entries(result.statusCodeStats ?? {})) statuses[k] = (v as { count: number }).count;
+  return {
+    tool: 'autocannon',
+    requests: result.requests.total,
+    rps: Math.round(result.requests.total / o.seconds),
+    p50: result.latency.p50,
+    p90: result.latency.p90,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: non2xx(statuses),
+    statuses,
+  };
+}
+
+let warned = false;
+export async function runLoad(o: LoadOptions): Promise<LoadResult> {
+  const wrk = findWrk();
+  if (wrk) return runWithWrk(wrk, o);
+  if (!warned) {
+    process.stderr.write('wrk not found: falling back to autocannon, whose own ceiling (~10,000 req/s) hides a fast server. Install wrk: sudo apt-get install wrk\n');
+    warned = true;
+  }
+  return runWithAutocannon(o);
+}

@@ -1,0 +1,68 @@
+// The load test's tools over real HTTP: wrk with loadtest.lua (a client address of its own and
+// the next listed path per request, status counts) and the bare server's replay of an answer.
+import test from 'ava';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { captureReply, startBareServer } from '../scripts/bench/bare-server.ts';
+import { findWrk, runLoad } from '../scripts/bench/wrk.ts';
+
+async function listen(handler: http.RequestListener): Promise<{ url: string; server: http.Server }> {
+  const server = http.createServer(handler).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+}
+
+function close(server: http.Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+(findWrk() ? test : test.skip)('wrk sends each request from its own 198.18.0.0/15 address, walks the path list and counts statuses', async (t) => {
+  const seen: Array<{ address: string; path: string }> = [];
+  const { url, server } = await listen((req, res) => {
+    seen.push({ address: String(req.headers['x-forwarded-for']), path: req.url! });
+    res.statusCode = req.url === '/missing' ? 404 : 200;
+    res.end('x');
+  });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'loadtest-tools-'));
+  t.teardown(async () => {
+    await close(server);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const pathsFile = path.join(dir, 'paths.txt');
+  writeFileSync(pathsFile, '/a\n/b\n/missing\n');
+  const result = await runLoad({ url, pathsFile, seconds: 1, connections: 4, threads: 2, timeoutSeconds: 5 });
+
+  t.is(result.tool, 'wrk');
+  t.true(result.requests > 100, `${result.requests} requests`);
+  t.true(seen.length >= result.requests, 'every counted answer was a request the server saw');
+  t.is((result.statuses['200'] ?? 0) + (result.statuses['404'] ?? 0), result.requests);
+  t.is(result.non2xx, result.statuses['404']);
+  t.true(result.non2xx > 0 && result.non2xx <= seen.filter((s) => s.path === '/missing').length);
+  t.deepEqual([...new Set(seen.map((s) => s.path))].sort(), ['/a', '/b', '/missing'], 'only listed paths, all of them');
+  t.is(new Set(seen.map((s) => s.address)).size, seen.length, 'no address repeats');
+  t.true(seen.every((s) => /^198\.(18|19)\.\d{1,3}\.\d{1,3}$/.test(s.address)), seen[0].address);
+  t.true(result.p50 > 0 && result.p50 <= result.p99);
+});
+
+test('the bare server replays the captured status, headers and body for any path', async (t) => {
+  const body = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
+  const { url, server } = await listen((req, res) => {
+    res.writeHead(201, { 'content-type': 'image/png', etag: '"abc"', 'x-request-id': String(req.headers['x-forwarded-for']) });
+    res.end(body);
+  });
+  t.teardown(() => close(server));
+  const reply = await captureReply(`${url}/v1/avatar/x/64`, { 'x-forwarded-for': '198.19.0.1' });
+  const bare = await startBareServer(reply);
+  t.teardown(() => bare.close());
+  const res = await fetch(`${bare.url}/any/other/path`);
+  t.is(res.status, 201);
+  t.is(res.headers.get('content-type'), 'image/png');
+  t.is(res.headers.get('etag'), '"abc"');
+  t.is(res.headers.get('x-request-id'), '198.19.0.1');
+  t.is(res.headers.get('content-length'), String(body.length));
+  t.deepEqual(Buffer.from(await res.arrayBuffer()), body);
+});
