@@ -8,7 +8,7 @@ import KeyvRedis from '@keyv/redis';
 import type { RedisClientType } from '@redis/client';
 import type { Logger } from '../shared/log.ts';
 import type { CacheTtls } from './config.ts';
-import { cacheLookups } from './metrics.ts';
+import { cacheLookupCounter } from './metrics.ts';
 
 export type Freshness = 'fresh' | 'stale';
 export interface CacheHit<T> { value: T; freshness: Freshness; storedAt: number }
@@ -94,9 +94,11 @@ export class CacheNamespace<T> {
   private readonly keyv: Keyv | null;
   /** In-process entries: the whole cache in memory mode, a copy in front of Redis otherwise. */
   private readonly local: LruMap<Envelope<unknown>> | null;
+  private readonly lookups: Record<'hit' | 'stale' | 'miss', { inc(): void }>;
 
   constructor(owner: Cache, name: string, ttlSeconds: number, staleSeconds: number, keyv: Keyv | null, local: LruMap<Envelope<unknown>> | null) {
     this.owner = owner;
+    this.lookups = { hit: cacheLookupCounter(name, 'hit'), stale: cacheLookupCounter(name, 'stale'), miss: cacheLookupCounter(name, 'miss') };
     this.name = name;
     this.ttlSeconds = ttlSeconds;
     this.staleSeconds = staleSeconds;
@@ -118,13 +120,29 @@ export class CacheNamespace<T> {
     }
     if (!envelope) {
       this.owner.count('misses');
-      cacheLookups.inc({ namespace: this.name, result: 'miss' });
+      this.lookups.miss.inc();
       return undefined;
     }
     const fresh = now < envelope.f;
     this.owner.count(fresh ? 'hits' : 'stale');
-    cacheLookups.inc({ namespace: this.name, result: fresh ? 'hit' : 'stale' });
+    this.lookups[fresh ? 'hit' : 'stale'].inc();
     return { value: envelope.v, freshness: fresh ? 'fresh' : 'stale', storedAt: envelope.t };
+  }
+
+  /**
+   * The fresh in-process entry, synchronously, uncounted: a fast path that may still hand the
+   * request to get() counts its hits (countHit) only once it answers.
+   */
+  peek(key: string): T | undefined {
+    const now = Date.now();
+    const envelope = this.fromLocal(key, now);
+    return envelope && now < envelope.f ? envelope.v : undefined;
+  }
+
+  /** Counts a hit that peek() found, as get() would have. */
+  countHit(): void {
+    this.owner.count('hits');
+    this.lookups.hit.inc();
   }
 
   private fromLocal(key: string, now: number): Envelope<T> | undefined {

@@ -69,6 +69,37 @@ export function gaugeFrom(name: string, help: string, read: () => number): void 
   new client.Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
 }
 
+/** Labelled children, made once per label set: a label lookup per request was a measurable cost. */
+function labelled<T>(make: (key: string) => T): (key: string) => T {
+  const children = new Map<string, T>();
+  return (key) => {
+    let child = children.get(key);
+    if (!child) {
+      child = make(key);
+      children.set(key, child);
+    }
+    return child;
+  };
+}
+
+const requestCounters = labelled((key) => {
+  const [service, group, status] = key.split('\n');
+  return httpRequests.labels({ service, group, status });
+});
+const durationTimers = labelled((key) => {
+  const [service, group] = key.split('\n');
+  return httpDuration.labels({ service, group });
+});
+
+/** Counts one answered request and its duration (route groups are few, so children stay few). */
+export function recordRequest(service: string, group: string, status: number, ms: number): void {
+  requestCounters(`${service}\n${group}\n${status}`).inc();
+  durationTimers(`${service}\n${group}`).observe(ms / 1000);
+}
+
+/** The counter of one cache namespace and result. */
+export const cacheLookupCounter = (namespace: string, result: 'hit' | 'stale' | 'miss') => cacheLookups.labels({ namespace, result });
+
 /** The first path segments name a route group without exploding label cardinality. */
 export function routeGroup(path: string): string {
   const parts = path.split('/').filter(Boolean);

@@ -121,7 +121,7 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
     const starts = await Promise.allSettled(config.services.map(async (name) => {
       const service = await FACTORIES[name]({ ...shared, log: log.child({ service: name }) });
       services.push(service);
-      if (!stop?.aborted) handlers.set(name, service.app.callback());
+      if (!stop?.aborted) handlers.set(name, service.handler?.() ?? service.app.callback());
     }));
     const failed = starts.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;

@@ -20,12 +20,16 @@ export function imageEtag(...parts: (string | number | boolean | null | undefine
   return etag;
 }
 
+/** Whether an If-None-Match value names this ETag (strong or weak). */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  return !!ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}`);
+}
+
 /** True (and a 304 set) when the client already holds this ETag. */
 export function notModified(ctx: Context, etag: string): boolean {
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', `public, max-age=${IMAGE_MAX_AGE}, immutable`);
-  const match = ctx.get('If-None-Match');
-  if (!match || !match.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) return false;
+  if (!etagMatches(ctx.get('If-None-Match'), etag)) return false;
   ctx.status = 304;
   ctx.set('X-Cache', 'HIT');
   return true;
