@@ -6,12 +6,12 @@
 //
 // hot: GET /v1/avatar/gen_1/128, cached. cold-avatar: a new (player, size 9-512) each request.
 // Prints every run, the medians and the load average.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { startFakeUpstream } from '../fake-upstream/server.ts';
 import { startApp } from '../../test/helpers/service.ts';
 
@@ -37,8 +37,9 @@ end
 `;
 writeFileSync(path.join(dir, 'xff.lua'), xff);
 
-function wrk(url: string): number {
-  const out = execFileSync('wrk', ['-t2', `-c${values.connections}`, `-d${values.seconds}s`, '-s', path.join(dir, 'xff.lua'), url], { encoding: 'utf8' });
+// Asynchronous: the fake upstream lives in this process and must keep answering.
+async function wrk(url: string): Promise<number> {
+  const { stdout: out } = await promisify(execFile)('wrk', ['-t2', `-c${values.connections}`, `-d${values.seconds}s`, '-s', path.join(dir, 'xff.lua'), url], { encoding: 'utf8' });
   const bad = /Non-2xx or 3xx responses: (\d+)/.exec(out);
   if (bad) console.log(`  ! ${bad[1]} non-2xx answers`);
   return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]);
@@ -54,7 +55,7 @@ const app = await startApp({
 });
 const base = app.urls.skins;
 const png = Buffer.from(await (await fetch(`${base}/v1/avatar/gen_1/128`)).arrayBuffer());
-// Its own process: wrk runs synchronously here and would stall a server in this one.
+// Its own process, as the service has its own.
 writeFileSync(path.join(dir, 'image.png'), png);
 const bare = spawn(process.execPath, ['-e', `const png = require('fs').readFileSync(${JSON.stringify(path.join(dir, 'image.png'))});
 const server = require('http').createServer((req, res) => { res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }); res.end(png); });
@@ -63,14 +64,14 @@ const [port] = await once(bare.stdout!, 'data');
 const bareUrl = `http://127.0.0.1:${String(port).trim()}/`;
 
 // JIT warm-up of both servers, not counted.
-wrk(scenario === 'cold-avatar' ? base : `${base}/v1/avatar/gen_1/128`);
-if (scenario === 'hot') wrk(bareUrl);
+await wrk(scenario === 'cold-avatar' ? base : `${base}/v1/avatar/gen_1/128`);
+if (scenario === 'hot') await wrk(bareUrl);
 const service: number[] = [];
 const ceiling: number[] = [];
 try {
   for (let round = 0; round < Number(values.rounds); round += 1) {
-    service.push(wrk(scenario === 'cold-avatar' ? base : `${base}/v1/avatar/gen_1/128`));
-    if (scenario === 'hot') ceiling.push(wrk(bareUrl));
+    service.push(await wrk(scenario === 'cold-avatar' ? base : `${base}/v1/avatar/gen_1/128`));
+    if (scenario === 'hot') ceiling.push(await wrk(bareUrl));
     console.log(`round ${round + 1}: service ${service.at(-1)} req/s${scenario === 'hot' ? `, bare ${ceiling.at(-1)} req/s` : ''}`);
   }
   const ratio = scenario === 'hot' ? ` ratio ${(median(service) / median(ceiling)).toFixed(2)}` : '';
