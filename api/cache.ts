@@ -22,7 +22,7 @@ function isEnvelope(value: unknown): value is Envelope<unknown> {
 
 /** Rough size of a stored value: exact for bytes and text, JSON length for the rest. */
 function sizeOf(value: unknown): number {
-  if (Buffer.isBuffer(value)) return value.length;
+  if (ArrayBuffer.isView(value)) return value.byteLength;
   if (typeof value === 'string') return value.length;
   if (value === null || typeof value !== 'object') return 8;
   let total = 0;
@@ -31,18 +31,21 @@ function sizeOf(value: unknown): number {
 }
 
 /**
- * A Map that forgets its least recently used entries beyond a bound (keyv's memory store).
- * It keeps values as objects (no serialisation), so a cached image is the same Buffer each time.
+ * A Map that forgets its least recently used entries beyond a bound in entries and one in bytes
+ * (keyv's memory store). It keeps values as objects (no serialisation), so a cached image is the
+ * same Buffer each time. An entry larger than the whole byte bound is not kept.
  */
 export class LruMap<V> extends Map<string, V> {
   readonly limit: number;
+  readonly maxBytes: number;
   /** Per key: its size, and the `tick` at which it last moved to the newest end. */
   private meta = new Map<string, { size: number; tick: number }>();
   private tick = 0;
   bytes = 0;
-  constructor(limit: number) {
+  constructor(limit: number, maxBytes = Infinity) {
     super();
     this.limit = limit;
+    this.maxBytes = maxBytes;
   }
   override delete(key: string): boolean {
     this.bytes -= this.meta.get(key)?.size ?? 0;
@@ -57,9 +60,9 @@ export class LruMap<V> extends Map<string, V> {
   override get(key: string): V | undefined {
     const value = super.get(key);
     const meta = value === undefined ? undefined : this.meta.get(key);
-    // An entry that moved within the last quarter of the bound is still far from eviction:
-    // moving a hot key on every read was a measurable share of a cached image's cost.
-    if (meta && this.tick - meta.tick > this.limit >> 2) {
+    // Fewer ticks since its last move than a quarter of the entries: it is in the newest quarter,
+    // far from eviction. Moving a hot key on every read was a measurable share of a cached image's cost.
+    if (meta && this.tick - meta.tick > this.size >> 2) {
       super.delete(key);
       super.set(key, value!);
       meta.tick = ++this.tick;
@@ -72,9 +75,10 @@ export class LruMap<V> extends Map<string, V> {
     const size = sizeOf(value) + key.length;
     this.meta.set(key, { size, tick: ++this.tick });
     this.bytes += size;
-    if (this.size > this.limit) {
+    while (this.size > this.limit || this.bytes > this.maxBytes) {
       const oldest = this.keys().next();
-      if (!oldest.done) this.delete(oldest.value);
+      if (oldest.done) break;
+      this.delete(oldest.value);
     }
     return this;
   }
@@ -182,7 +186,7 @@ export class CacheNamespace<T> {
   }
 }
 
-export interface CacheOptions { maxEntries: number; staleSeconds: number; ttl: CacheTtls; redis?: RedisClientType | null; log: Logger }
+export interface CacheOptions { maxEntries: number; maxBytes?: number; staleSeconds: number; ttl: CacheTtls; redis?: RedisClientType | null; log: Logger }
 
 export class Cache {
   private readonly options: CacheOptions;
@@ -193,7 +197,7 @@ export class Cache {
 
   constructor(options: CacheOptions) {
     this.options = options;
-    this.local = new LruMap(options.maxEntries);
+    this.local = new LruMap(options.maxEntries, options.maxBytes);
   }
 
   get backend(): 'memory' | 'redis' {
