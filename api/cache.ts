@@ -38,9 +38,9 @@ function sizeOf(value: unknown): number {
 export class LruMap<V> extends Map<string, V> {
   readonly limit: number;
   readonly maxBytes: number;
-  /** Per key: its size, and the `tick` at which it last moved to the newest end. */
+  /** Per key: its size, and the count of sets when it last moved to the newest end. */
   private meta = new Map<string, { size: number; tick: number }>();
-  private tick = 0;
+  private sets = 0;
   bytes = 0;
   constructor(limit: number, maxBytes = Infinity) {
     super();
@@ -60,12 +60,12 @@ export class LruMap<V> extends Map<string, V> {
   override get(key: string): V | undefined {
     const value = super.get(key);
     const meta = value === undefined ? undefined : this.meta.get(key);
-    // Fewer ticks since its last move than a quarter of the entries: it is in the newest quarter,
-    // far from eviction. Moving a hot key on every read was a measurable share of a cached image's cost.
-    if (meta && this.tick - meta.tick > this.size >> 2) {
+    // Fewer new entries since its last move than a quarter of the entries: it is still far from
+    // eviction. Moving hot keys on every read was a measurable share of a cached image's cost.
+    if (meta && this.sets - meta.tick > this.size >> 2) {
       super.delete(key);
       super.set(key, value!);
-      meta.tick = ++this.tick;
+      meta.tick = this.sets;
     }
     return value;
   }
@@ -73,7 +73,7 @@ export class LruMap<V> extends Map<string, V> {
     this.delete(key);
     super.set(key, value);
     const size = sizeOf(value) + key.length;
-    this.meta.set(key, { size, tick: ++this.tick });
+    this.meta.set(key, { size, tick: ++this.sets });
     this.bytes += size;
     while (this.size > this.limit || this.bytes > this.maxBytes) {
       const oldest = this.keys().next();

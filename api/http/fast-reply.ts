@@ -9,7 +9,7 @@ import { CORS_HEADERS } from './cors.ts';
 import { lagMonitor } from './load-shed.ts';
 import { clientIp, elapsedMs, poweredBy, requestDone, requestIdFor, responseTime } from './request-context.ts';
 
-export interface FastRequest { started: bigint; requestId: string; ip: string; path: string }
+export interface FastRequest { started: bigint; requestId: string; ip: string; path: string; group: string }
 
 export class FastReplies {
   private readonly service: string;
@@ -29,9 +29,10 @@ export class FastReplies {
     return !(this.config.maxLagMs > 0 && lagMonitor.lagMs > this.config.maxLagMs);
   }
 
-  begin(req: IncomingMessage, path: string): FastRequest {
+  /** `started`: process.hrtime.bigint() when the request came; `group`: routeGroup(path), which the caller may know already. */
+  begin(req: IncomingMessage, started: bigint, path: string, group: string): FastRequest {
     const incoming = req.headers['x-request-id'];
-    return { started: process.hrtime.bigint(), requestId: requestIdFor(typeof incoming === 'string' ? incoming : undefined), ip: clientIp(this.config.trustProxy, req), path };
+    return { started, requestId: requestIdFor(typeof incoming === 'string' ? incoming : undefined), ip: clientIp(this.config.trustProxy, req), path, group };
   }
 
   /** Sends the reply: `headers` is a flat name, value list; a HEAD request gets them without the body. */
@@ -40,6 +41,6 @@ export class FastReplies {
     res.writeHead(status, ['X-Request-Id', request.requestId, ...this.shell, ...headers, 'X-Response-Time', responseTime(ms)]);
     res.end(req.method === 'HEAD' ? undefined : body ?? undefined);
     requestDone(this.service, () => this.log.child({ req: request.requestId }), this.config.accessLog,
-      { method: req.method!, path: request.path, status, ms, ip: request.ip });
+      { method: req.method!, path: request.path, status, ms, ip: request.ip }, request.group);
   }
 }

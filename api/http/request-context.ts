@@ -40,8 +40,9 @@ export const elapsedMs = (started: bigint) => Number(process.hrtime.bigint() - s
 export const responseTime = (ms: number) => `${ms.toFixed(2)}ms`;
 
 /** Metrics and, when ACCESS_LOG is on, the access-log line of one answered request. */
-export function requestDone(service: string, log: Logger | (() => Logger), accessLog: boolean, done: { method: string; path: string; status: number; ms: number; ip: string }): void {
-  recordRequest(service, routeGroup(done.path), done.status, done.ms);
+export function requestDone(service: string, log: Logger | (() => Logger), accessLog: boolean,
+  done: { method: string; path: string; status: number; ms: number; ip: string }, group = routeGroup(done.path)): void {
+  recordRequest(service, group, done.status, done.ms);
   // The path only: query strings can carry OAuth codes and other secrets.
   if (accessLog) (typeof log === 'function' ? log() : log).info('request', { ...done, ms: Math.round(done.ms * 100) / 100 });
 }

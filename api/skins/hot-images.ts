@@ -6,13 +6,15 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import type { Context } from 'koa';
-import type { CacheNamespace } from '../cache.ts';
+import { LruMap, type CacheNamespace } from '../cache.ts';
 import { FastReplies, type FastRequest } from '../http/fast-reply.ts';
 import { handOverCounted, rateLimitHeaders } from '../http/rate-limit.ts';
-import { parseImageOptions, type ImageKind } from './image-params.ts';
+import { parseImageOptions, type ImageKind, type ImageOptions } from './image-params.ts';
 import { IMAGE_MAX_AGE, etagMatches } from './image-response.ts';
+import { routeGroup } from '../metrics.ts';
 import { RATE_GROUPS } from './routes.ts';
 import type { SkinsService } from './service.ts';
+import type { RawProfile, SourceParam } from './types.ts';
 import { parseSource } from './validate.ts';
 
 /** The image routes' paths, for names and UUIDs that need no decoding (others go to Koa). */
@@ -20,14 +22,19 @@ const IMAGE_PATH = /^\/v1\/(avatar|head|body|render|cube)\/([A-Za-z0-9_-]{1,64})
 
 const CACHE_CONTROL = `public, max-age=${IMAGE_MAX_AGE}, immutable`;
 
+interface Parsed {
+  path: string; group: string; name: string; options: ImageOptions; source: SourceParam;
+  /** Render key and ETag by cached profile (the same object while it is cached). */
+  tags: WeakMap<RawProfile, { key: string; etag: string }>;
+}
+
 interface Hit { request: FastRequest; etag: string; png: Buffer | null; read: CacheNamespace<unknown>[] }
 
 export function hotImages(service: SkinsService, fallback: RequestListener): RequestListener {
   const replies = new FastReplies('skins', service.log, service.config);
 
-  /** The answer this process can give at once, or null. */
-  const find = (req: IncomingMessage): Hit | null => {
-    const url = req.url ?? '';
+  /** What an image URL asks for; null when the fast path leaves it to Koa. */
+  const parse = (url: string): Parsed | null => {
     const mark = url.indexOf('?');
     const path = mark < 0 ? url : url.slice(0, mark);
     const match = IMAGE_PATH.exec(path);
@@ -35,24 +42,41 @@ export function hotImages(service: SkinsService, fallback: RequestListener): Req
     const query: ParsedUrlQuery = mark < 0 ? {} : parseQuery(url.slice(mark + 1));
     // A repeated parameter is Koa's 400.
     for (const value of Object.values(query)) if (Array.isArray(value)) return null;
-    let options;
-    let source;
     try {
       // parseImageOptions reads ctx.params and ctx.query only.
-      options = parseImageOptions({ params: { size: match[3] }, query } as unknown as Context, match[1] as ImageKind);
-      source = parseSource(query.source as string | undefined);
+      const options = parseImageOptions({ params: { size: match[3] }, query } as unknown as Context, match[1] as ImageKind);
+      return { path, group: routeGroup(path), name: match[2], options, source: parseSource(query.source as string | undefined), tags: new WeakMap() };
     } catch {
       return null;
     }
+  };
+  // The same few URLs come again and again (embeds): parsed once each.
+  const parsedUrls = new LruMap<Parsed | null>(10_000, 4 * 1024 * 1024);
+
+  /** The answer this process can give at once, or null. */
+  const find = (req: IncomingMessage, started: bigint): Hit | null => {
+    const url = req.url ?? '';
+    let parsed = parsedUrls.get(url);
+    if (parsed === undefined) {
+      parsed = parse(url);
+      parsedUrls.set(url, parsed);
+    }
+    if (!parsed) return null;
+    const { name, options, source } = parsed;
     const read: CacheNamespace<unknown>[] = [];
-    const profile = service.lookup.peek(match[2], source, read);
+    const profile = service.lookup.peek(name, source, read);
     if (!profile) return null;
-    const { key, etag } = service.images.tagOf(profile, options);
+    let tag = parsed.tags.get(profile);
+    if (!tag) {
+      tag = service.images.tagOf(profile, options);
+      parsed.tags.set(profile, tag);
+    }
+    const { key, etag } = tag;
     const notModified = etagMatches(req.headers['if-none-match'], etag);
     // Koa answers a 304 from the ETag alone, before reading the render.
     const png = notModified ? null : service.images.peekRender(key, read);
     if (png === undefined) return null;
-    return { request: replies.begin(req, path), etag, png, read };
+    return { request: replies.begin(req, started, parsed.path, parsed.group), etag, png, read };
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse, hit: Hit) => {
@@ -72,7 +96,7 @@ export function hotImages(service: SkinsService, fallback: RequestListener): Req
   };
 
   return (req, res) => {
-    const hit = (req.method === 'GET' || req.method === 'HEAD') && replies.open ? find(req) : null;
+    const hit = (req.method === 'GET' || req.method === 'HEAD') && replies.open ? find(req, process.hrtime.bigint()) : null;
     if (!hit) return fallback(req, res);
     answer(req, res, hit).catch((err: unknown) => {
       service.log.error('hot image failed', { err });

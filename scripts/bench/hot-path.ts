@@ -2,13 +2,15 @@
 // bytes (the ceiling), alternating, each client address new per request (X-Forwarded-For,
 // TRUST_PROXY=true). Starts the fake upstream and the service (no Chromium) itself.
 //
-//   node scripts/bench/hot-path.ts hot|cold-avatar [--rounds 3] [--seconds 5] [--connections 64]
+//   node scripts/bench/hot-path.ts hot|cold-avatar [--rounds 3] [--seconds 5] [--connections 64] [--path /v1/avatar/gen_1/128]
 //
-// hot: GET /v1/avatar/gen_1/128, cached. cold-avatar: a new (player, size 9-512) each request.
-// Prints every run, the medians and the load average.
+// hot: GET --path, cached (/v1/avatar/gen%5F1/128 is the same image through the Koa stack: the
+// fast path leaves percent-encoded names to Koa). cold-avatar: a new (player, size 9-512) each
+// request. Prints every run (req/s and the server's CPU time per request), the medians and the
+// load average.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
@@ -17,7 +19,7 @@ import { startApp } from '../../test/helpers/service.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '64' } },
+  options: { path: { type: 'string', default: '/v1/avatar/gen_1/128' }, rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '64' } },
 });
 const scenario = positionals[0] ?? 'hot';
 const dir = mkdtempSync(path.join(os.tmpdir(), 'hot-path-'));
@@ -37,12 +39,22 @@ end
 `;
 writeFileSync(path.join(dir, 'xff.lua'), xff);
 
+/** CPU seconds (user + system) a process has used: on a shared machine, CPU per request is steadier than req/s. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface Run { rps: number; cpuUs: number }
+
 // Asynchronous: the fake upstream lives in this process and must keep answering.
-async function wrk(url: string): Promise<number> {
+async function wrk(url: string, pid: number): Promise<Run> {
+  const cpu = cpuSeconds(pid);
   const { stdout: out } = await promisify(execFile)('wrk', ['-t2', `-c${values.connections}`, `-d${values.seconds}s`, '-s', path.join(dir, 'xff.lua'), url], { encoding: 'utf8' });
   const bad = /Non-2xx or 3xx responses: (\d+)/.exec(out);
   if (bad) console.log(`  ! ${bad[1]} non-2xx answers`);
-  return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]);
+  const requests = Number(/(\d+) requests in/.exec(out)![1]);
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]), cpuUs: Math.round(((cpuSeconds(pid) - cpu) / requests) * 1e7) / 10 };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -64,18 +76,23 @@ const [port] = await once(bare.stdout!, 'data');
 const bareUrl = `http://127.0.0.1:${String(port).trim()}/`;
 
 // JIT warm-up of both servers, not counted.
-await wrk(scenario === 'cold-avatar' ? base : `${base}/v1/avatar/gen_1/128`);
-if (scenario === 'hot') await wrk(bareUrl);
-const service: number[] = [];
-const ceiling: number[] = [];
+const servicePid = app.process.pid!;
+const serviceUrl = scenario === 'cold-avatar' ? base : `${base}${values.path}`;
+await wrk(serviceUrl, servicePid);
+if (scenario === 'hot') await wrk(bareUrl, bare.pid!);
+const service: Run[] = [];
+const ceiling: Run[] = [];
+const show = (r: Run) => `${r.rps} req/s, ${r.cpuUs} µs CPU/request`;
 try {
   for (let round = 0; round < Number(values.rounds); round += 1) {
-    service.push(await wrk(scenario === 'cold-avatar' ? base : `${base}/v1/avatar/gen_1/128`));
-    if (scenario === 'hot') ceiling.push(await wrk(bareUrl));
-    console.log(`round ${round + 1}: service ${service.at(-1)} req/s${scenario === 'hot' ? `, bare ${ceiling.at(-1)} req/s` : ''}`);
+    service.push(await wrk(serviceUrl, servicePid));
+    if (scenario === 'hot') ceiling.push(await wrk(bareUrl, bare.pid!));
+    console.log(`round ${round + 1}: service ${show(service.at(-1)!)}${scenario === 'hot' ? `; bare ${show(ceiling.at(-1)!)}` : ''}`);
   }
-  const ratio = scenario === 'hot' ? ` ratio ${(median(service) / median(ceiling)).toFixed(2)}` : '';
-  console.log(`${scenario}: median service ${median(service)}${scenario === 'hot' ? ` bare ${median(ceiling)}` : ''}${ratio}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const med = (runs: Run[]): Run => ({ rps: median(runs.map((r) => r.rps)), cpuUs: median(runs.map((r) => r.cpuUs)) });
+  const [s, c] = [med(service), scenario === 'hot' ? med(ceiling) : null];
+  const ratio = c ? `; ratio ${(s.rps / c.rps).toFixed(2)} by req/s, ${(c.cpuUs / s.cpuUs).toFixed(2)} by CPU/request` : '';
+  console.log(`${scenario}: median service ${show(s)}${c ? `; bare ${show(c)}` : ''}${ratio}; load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 } finally {
   bare.kill();
   await app.stop();
