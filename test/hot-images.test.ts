@@ -41,6 +41,8 @@ test.serial('a hot image has the headers and bytes of the Koa reply', async (t) 
     t.true(hot.bytes.equals(koa.bytes));
     t.regex(hot.headers.get('x-request-id')!, /^[0-9a-f-]{36}$/);
     t.regex(hot.headers.get('x-response-time')!, /^\d+\.\d\dms$/);
+    // Scripts of other origins may read what an image reply carries, and only that.
+    t.deepEqual(hot.headers.get('access-control-expose-headers')!.split(', ').sort(), ['ETag', 'X-Cache', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id', 'X-Response-Time']);
   }
 });
 
@@ -73,6 +75,7 @@ test.serial('the rate limit counts each request once, per client address, on bot
       tt.is(limited.headers.get('x-ratelimit-remaining'), '0');
       tt.truthy(limited.headers.get('retry-after'));
       tt.is(limited.headers.get('access-control-allow-origin'), '*');
+      tt.regex(limited.headers.get('access-control-expose-headers')!, /Retry-After/);
       tt.is(limited.headers.get('etag'), null);
       // Counted by the fast path and answered by Koa: one count, not two.
       tt.is(await metric(/^skinfarm_rate_limited_total\{group="image"\}/), limitedBefore + 1);

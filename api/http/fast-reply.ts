@@ -1,6 +1,7 @@
 // Answers written outside the Koa stack (a fast path for hot requests) carry everything the Koa
-// shell adds to a reply: request id, identity, CORS, X-Response-Time, metrics and the access-log
-// line. Constant headers are built once; a reply is one writeHead with a flat header list.
+// shell adds to a reply: request id, identity, CORS origin, X-Response-Time, metrics and the
+// access-log line (the caller gives Access-Control-Expose-Headers with its own headers).
+// Constant headers are built once; a reply is one writeHead with a flat header list.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../shared/log.ts';
 import type { Config } from '../config.ts';
@@ -21,7 +22,7 @@ export class FastReplies {
     this.service = service;
     this.log = log;
     this.config = config;
-    this.shell = ['X-Powered-By', poweredBy(service, VERSION), ...Object.entries(CORS_HEADERS).flat()];
+    this.shell = ['X-Powered-By', poweredBy(service, VERSION), 'Access-Control-Allow-Origin', CORS_HEADERS['Access-Control-Allow-Origin']];
   }
 
   /** False while the event loop lags past MAX_EVENT_LOOP_LAG_MS: Koa sheds those requests. */

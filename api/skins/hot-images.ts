@@ -10,7 +10,7 @@ import { LruMap, type CacheNamespace } from '../cache.ts';
 import { FastReplies, type FastRequest } from '../http/fast-reply.ts';
 import { handOverCounted, rateLimitHeaders } from '../http/rate-limit.ts';
 import { parseImageOptions, type ImageKind, type ImageOptions } from './image-params.ts';
-import { IMAGE_MAX_AGE, etagMatches } from './image-response.ts';
+import { IMAGE_EXPOSED, IMAGE_MAX_AGE, etagMatches } from './image-response.ts';
 import { routeGroup } from '../metrics.ts';
 import { RATE_GROUPS } from './routes.ts';
 import type { SkinsService } from './service.ts';
@@ -88,7 +88,7 @@ export function hotImages(service: SkinsService, fallback: RequestListener): Req
     for (const ns of hit.read) ns.countHit();
     const limits = rateLimitHeaders(outcome);
     const headers = [
-      'X-RateLimit-Limit', limits['X-RateLimit-Limit'], 'X-RateLimit-Remaining', limits['X-RateLimit-Remaining'], 'X-RateLimit-Reset', limits['X-RateLimit-Reset'],
+      'Access-Control-Expose-Headers', IMAGE_EXPOSED, 'X-RateLimit-Limit', limits['X-RateLimit-Limit'], 'X-RateLimit-Remaining', limits['X-RateLimit-Remaining'], 'X-RateLimit-Reset', limits['X-RateLimit-Reset'],
       'ETag', hit.etag, 'Cache-Control', CACHE_CONTROL,
     ];
     if (!hit.png) return replies.send(req, res, hit.request, 304, [...headers, 'X-Cache', 'HIT'], null);

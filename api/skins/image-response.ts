@@ -9,6 +9,12 @@ export const IMAGE_MAX_AGE = 300;
 
 const etags = new LruMap<string>(20_000);
 
+/**
+ * What an image reply lets scripts of other origins read: the shell's list also names headers an
+ * image never carries (ranges, Retry-After), which only lengthens every reply. Errors get the full list again.
+ */
+export const IMAGE_EXPOSED = 'X-Request-Id, X-Response-Time, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Cache, ETag';
+
 /** A strong ETag from what decides the pixels (remembered: hot images ask for it constantly). */
 export function imageEtag(...parts: (string | number | boolean | null | undefined)[]): string {
   const key = parts.map(String).join('|');
@@ -30,6 +36,7 @@ export function notModified(ctx: Context, etag: string): boolean {
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', `public, max-age=${IMAGE_MAX_AGE}, immutable`);
   if (!etagMatches(ctx.get('If-None-Match'), etag)) return false;
+  ctx.set('Access-Control-Expose-Headers', IMAGE_EXPOSED);
   ctx.status = 304;
   ctx.set('X-Cache', 'HIT');
   return true;
@@ -43,6 +50,7 @@ export function sendPng(ctx: Context, reply: PngReply): void {
   ctx.set('ETag', reply.etag);
   ctx.set('Cache-Control', `public, max-age=${IMAGE_MAX_AGE}, immutable`);
   ctx.set('X-Cache', reply.cache);
+  ctx.set('Access-Control-Expose-Headers', reply.download ? `${IMAGE_EXPOSED}, Content-Disposition` : IMAGE_EXPOSED);
   if (reply.download) ctx.attachment(reply.download);
   ctx.body = reply.png;
 }
