@@ -8,7 +8,7 @@ import KeyvRedis from '@keyv/redis';
 import type { RedisClientType } from '@redis/client';
 import type { Logger } from '../shared/log.ts';
 import type { CacheTtls } from './config.ts';
-import { cacheLookups } from './metrics.ts';
+import { cacheLookupCounter } from './metrics.ts';
 
 export type Freshness = 'fresh' | 'stale';
 export interface CacheHit<T> { value: T; freshness: Freshness; storedAt: number }
@@ -22,7 +22,7 @@ function isEnvelope(value: unknown): value is Envelope<unknown> {
 
 /** Rough size of a stored value: exact for bytes and text, JSON length for the rest. */
 function sizeOf(value: unknown): number {
-  if (Buffer.isBuffer(value)) return value.length;
+  if (ArrayBuffer.isView(value)) return value.byteLength;
   if (typeof value === 'string') return value.length;
   if (value === null || typeof value !== 'object') return 8;
   let total = 0;
@@ -31,18 +31,21 @@ function sizeOf(value: unknown): number {
 }
 
 /**
- * A Map that forgets its least recently used entries beyond a bound (keyv's memory store).
- * It keeps values as objects (no serialisation), so a cached image is the same Buffer each time.
+ * A Map that forgets its least recently used entries beyond a bound in entries and one in bytes
+ * (keyv's memory store). It keeps values as objects (no serialisation), so a cached image is the
+ * same Buffer each time. An entry larger than the whole byte bound is not kept.
  */
 export class LruMap<V> extends Map<string, V> {
   readonly limit: number;
-  /** Per key: its size, and the `tick` at which it last moved to the newest end. */
+  readonly maxBytes: number;
+  /** Per key: its size, and the count of sets when it last moved to the newest end. */
   private meta = new Map<string, { size: number; tick: number }>();
-  private tick = 0;
+  private sets = 0;
   bytes = 0;
-  constructor(limit: number) {
+  constructor(limit: number, maxBytes = Infinity) {
     super();
     this.limit = limit;
+    this.maxBytes = maxBytes;
   }
   override delete(key: string): boolean {
     this.bytes -= this.meta.get(key)?.size ?? 0;
@@ -57,12 +60,12 @@ export class LruMap<V> extends Map<string, V> {
   override get(key: string): V | undefined {
     const value = super.get(key);
     const meta = value === undefined ? undefined : this.meta.get(key);
-    // An entry that moved within the last quarter of the bound is still far from eviction:
-    // moving a hot key on every read was a measurable share of a cached image's cost.
-    if (meta && this.tick - meta.tick > this.limit >> 2) {
+    // Fewer new entries since its last move than a quarter of the entries: it is still far from
+    // eviction. Moving hot keys on every read was a measurable share of a cached image's cost.
+    if (meta && this.sets - meta.tick > this.size >> 2) {
       super.delete(key);
       super.set(key, value!);
-      meta.tick = ++this.tick;
+      meta.tick = this.sets;
     }
     return value;
   }
@@ -70,11 +73,12 @@ export class LruMap<V> extends Map<string, V> {
     this.delete(key);
     super.set(key, value);
     const size = sizeOf(value) + key.length;
-    this.meta.set(key, { size, tick: ++this.tick });
+    this.meta.set(key, { size, tick: ++this.sets });
     this.bytes += size;
-    if (this.size > this.limit) {
+    while (this.size > this.limit || this.bytes > this.maxBytes) {
       const oldest = this.keys().next();
-      if (!oldest.done) this.delete(oldest.value);
+      if (oldest.done) break;
+      this.delete(oldest.value);
     }
     return this;
   }
@@ -94,9 +98,11 @@ export class CacheNamespace<T> {
   private readonly keyv: Keyv | null;
   /** In-process entries: the whole cache in memory mode, a copy in front of Redis otherwise. */
   private readonly local: LruMap<Envelope<unknown>> | null;
+  private readonly lookups: Record<'hit' | 'stale' | 'miss', { inc(): void }>;
 
   constructor(owner: Cache, name: string, ttlSeconds: number, staleSeconds: number, keyv: Keyv | null, local: LruMap<Envelope<unknown>> | null) {
     this.owner = owner;
+    this.lookups = { hit: cacheLookupCounter(name, 'hit'), stale: cacheLookupCounter(name, 'stale'), miss: cacheLookupCounter(name, 'miss') };
     this.name = name;
     this.ttlSeconds = ttlSeconds;
     this.staleSeconds = staleSeconds;
@@ -118,13 +124,29 @@ export class CacheNamespace<T> {
     }
     if (!envelope) {
       this.owner.count('misses');
-      cacheLookups.inc({ namespace: this.name, result: 'miss' });
+      this.lookups.miss.inc();
       return undefined;
     }
     const fresh = now < envelope.f;
     this.owner.count(fresh ? 'hits' : 'stale');
-    cacheLookups.inc({ namespace: this.name, result: fresh ? 'hit' : 'stale' });
+    this.lookups[fresh ? 'hit' : 'stale'].inc();
     return { value: envelope.v, freshness: fresh ? 'fresh' : 'stale', storedAt: envelope.t };
+  }
+
+  /**
+   * The fresh in-process entry, synchronously, uncounted: a fast path that may still hand the
+   * request to get() counts its hits (countHit) only once it answers.
+   */
+  peek(key: string): T | undefined {
+    const now = Date.now();
+    const envelope = this.fromLocal(key, now);
+    return envelope && now < envelope.f ? envelope.v : undefined;
+  }
+
+  /** Counts a hit that peek() found, as get() would have. */
+  countHit(): void {
+    this.owner.count('hits');
+    this.lookups.hit.inc();
   }
 
   private fromLocal(key: string, now: number): Envelope<T> | undefined {
@@ -164,7 +186,7 @@ export class CacheNamespace<T> {
   }
 }
 
-export interface CacheOptions { maxEntries: number; staleSeconds: number; ttl: CacheTtls; redis?: RedisClientType | null; log: Logger }
+export interface CacheOptions { maxEntries: number; maxBytes?: number; staleSeconds: number; ttl: CacheTtls; redis?: RedisClientType | null; log: Logger }
 
 export class Cache {
   private readonly options: CacheOptions;
@@ -175,7 +197,7 @@ export class Cache {
 
   constructor(options: CacheOptions) {
     this.options = options;
-    this.local = new LruMap(options.maxEntries);
+    this.local = new LruMap(options.maxEntries, options.maxBytes);
   }
 
   get backend(): 'memory' | 'redis' {

@@ -32,7 +32,7 @@ export interface Config {
   /** Explicit allow-list; null = textures.minecraft.net + the external metadata's skinDomains. */
   textureHosts: string[] | null;
   upstream: { timeoutMs: number; retries: number; textureMaxBytes: number; budgets: Record<string, BudgetSpec>; nameBatchMs: number; errorTtlMs: number };
-  cache: { maxEntries: number; staleSeconds: number; ttl: CacheTtls };
+  cache: { maxEntries: number; maxBytes: number; staleSeconds: number; ttl: CacheTtls };
   oauth: {
     clientId: string | null; clientSecret: string | null; redirectUrl: string | null; scopes: string[];
     /** How the client authenticates at the token endpoint (RFC 6749 2.3.1). */
@@ -233,6 +233,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     cache: {
       maxEntries: int('CACHE_MAX_ENTRIES', 50_000, 100, 10_000_000),
+      maxBytes: int('CACHE_MAX_BYTES', 128 * 1024 * 1024, 1024 * 1024, 64 * 1024 ** 3),
       staleSeconds: int('CACHE_STALE_SECONDS', 86_400, 0, 30 * 86_400),
       ttl: Object.fromEntries(Object.entries(DEFAULT_TTLS).map(([name, seconds]) =>
         [name, int(`CACHE_TTL_${name.toUpperCase()}`, seconds, 0, 30 * 86_400)])) as CacheTtls,

@@ -8,11 +8,38 @@ import { lagMonitor } from './http/load-shed.ts';
 export const registry = new client.Registry();
 client.collectDefaultMetrics({ register: registry, prefix: 'skinfarm_' });
 
+/** An increment waiting to be handed to prom-client. */
+interface Pending { labels: Record<string, string>; n: number; inc(): void }
+
+/**
+ * Counters counted per request add to plain numbers that are handed to prom-client when the
+ * metrics are read: its inc hashes and checks the labels every time, a measurable cost of a hot
+ * request.
+ */
+const pendingOf = new Map<client.Counter<string>, Pending[]>();
+
+function flushPending(counter: client.Counter<string>): void {
+  for (const entry of pendingOf.get(counter) ?? []) {
+    if (entry.n === 0) continue;
+    counter.inc(entry.labels, entry.n);
+    entry.n = 0;
+  }
+}
+
+function pendingCounter(counter: client.Counter<string>, labels: Record<string, string>): Pending {
+  const entry: Pending = { labels, n: 0, inc: () => { entry.n += 1; } };
+  let list = pendingOf.get(counter);
+  if (!list) pendingOf.set(counter, list = []);
+  list.push(entry);
+  return entry;
+}
+
 export const httpRequests = new client.Counter({
   name: 'skinfarm_http_requests_total',
   help: 'HTTP requests by service, route group and status',
   labelNames: ['service', 'group', 'status'] as const,
   registers: [registry],
+  collect() { flushPending(this); },
 });
 
 export const httpDuration = new client.Histogram({
@@ -28,6 +55,7 @@ export const cacheLookups = new client.Counter({
   help: 'Cache lookups by namespace and result (hit, stale, miss)',
   labelNames: ['namespace', 'result'] as const,
   registers: [registry],
+  collect() { flushPending(this); },
 });
 
 export const upstreamCalls = new client.Counter({
@@ -68,6 +96,37 @@ export function gaugeFrom(name: string, help: string, read: () => number): void 
   if (registry.getSingleMetric(name)) registry.removeSingleMetric(name);
   new client.Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
 }
+
+/** Labelled children, made once per label set: a label lookup per request was a measurable cost. */
+function labelled<T>(make: (key: string) => T): (key: string) => T {
+  const children = new Map<string, T>();
+  return (key) => {
+    let child = children.get(key);
+    if (!child) {
+      child = make(key);
+      children.set(key, child);
+    }
+    return child;
+  };
+}
+
+const requestCounters = labelled((key) => {
+  const [service, group, status] = key.split('\n');
+  return pendingCounter(httpRequests, { service, group, status });
+});
+const durationTimers = labelled((key) => {
+  const [service, group] = key.split('\n');
+  return httpDuration.labels({ service, group });
+});
+
+/** Counts one answered request and its duration (route groups are few, so children stay few). */
+export function recordRequest(service: string, group: string, status: number, ms: number): void {
+  requestCounters(`${service}\n${group}\n${status}`).inc();
+  durationTimers(`${service}\n${group}`).observe(ms / 1000);
+}
+
+/** The counter of one cache namespace and result. */
+export const cacheLookupCounter = (namespace: string, result: 'hit' | 'stale' | 'miss') => pendingCounter(cacheLookups, { namespace, result });
 
 /** The first path segments name a route group without exploding label cardinality. */
 export function routeGroup(path: string): string {

@@ -111,7 +111,7 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
     stopped();
     redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
     stopped();
-    const cache = new Cache({ maxEntries: config.cache.maxEntries, staleSeconds: config.cache.staleSeconds, ttl: config.cache.ttl, redis, log });
+    const cache = new Cache({ maxEntries: config.cache.maxEntries, maxBytes: config.cache.maxBytes, staleSeconds: config.cache.staleSeconds, ttl: config.cache.ttl, redis, log });
     const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore(), log);
     const running = withListenAddresses(config, ports);
     const shared = { config: running, log, cache, limiter, redis, upstreams: createUpstreams(running, cache, redis, log), stopping: stop };
@@ -121,7 +121,7 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
     const starts = await Promise.allSettled(config.services.map(async (name) => {
       const service = await FACTORIES[name]({ ...shared, log: log.child({ service: name }) });
       services.push(service);
-      if (!stop?.aborted) handlers.set(name, service.app.callback());
+      if (!stop?.aborted) handlers.set(name, service.handler?.() ?? service.app.callback());
     }));
     const failed = starts.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;

@@ -1,4 +1,5 @@
 // What every service gets from the process (shared state) and what it gives back.
+import type { RequestListener } from 'node:http';
 import type Koa from 'koa';
 import type { RedisClientType } from '@redis/client';
 import type { Logger } from '../shared/log.ts';
@@ -23,5 +24,7 @@ export interface SharedDeps {
 export interface Service {
   // The state type differs per service; the server only needs the request handler.
   app: Koa<any>;
+  /** The port's request handler when it is more than the app's own callback (a fast path in front). */
+  handler?(): RequestListener;
   close?(): Promise<void>;
 }

@@ -1,7 +1,8 @@
 // The 2D avatar: the face with its hat layer, scaled with nearest-neighbour texels, optionally
 // cut to a circle and put on a colour. No browser and no image pipeline: the few distinct rows
-// are built once as PNG-filtered scanlines (repeats cost nothing) and packed by png-encode.
-import { encodeRgbaPng, FILTER } from './png-encode.ts';
+// are built once as PNG-filtered scanlines (repeats cost nothing) and packed by png-encode, as a
+// palette image (one byte a pixel) whenever the face has at most 255 colours (any 64 px skin).
+import { encodePng, FILTER } from './png-encode.ts';
 import type { NormalizedSkin } from './skin-normalize.ts';
 
 export interface AvatarOptions { size: number; shape: 'square' | 'circle'; helm: boolean; bg: string | null }
@@ -43,16 +44,40 @@ function circleSpan(y: number, size: number): [number, number] {
 }
 
 /**
+ * The face's pixels as written to the PNG, `bpp` bytes each: texels (row-major) and the pixel
+ * outside a circle. Palette indices when the colours fit in 256 entries, else RGBA itself.
+ */
+interface Samples { bpp: number; texels: Buffer; outside: Buffer; palette?: Buffer }
+
+function samplesOf(face: Buffer, outside: Buffer): Samples {
+  const indexOf = new Map<number, number>([[outside.readUInt32LE(0), 0]]);
+  const texels = Buffer.alloc(face.length / 4);
+  for (let i = 0; i < texels.length; i += 1) {
+    const colour = face.readUInt32LE(i * 4);
+    let index = indexOf.get(colour);
+    if (index === undefined) {
+      index = indexOf.size;
+      if (index === 256) return { bpp: 4, texels: face, outside };
+      indexOf.set(colour, index);
+    }
+    texels[i] = index;
+  }
+  const palette = Buffer.alloc(indexOf.size * 4);
+  for (const [colour, index] of indexOf) palette.writeUInt32LE(colour, index * 4);
+  return { bpp: 1, texels, outside: Buffer.from([0]), palette };
+}
+
+/**
  * A row identical to the one above is filter "up": all zeros, left as allocated. Any other row
  * is filter "sub" (each pixel minus its left neighbour), which is zero inside every run of one
  * texel, so only run starts are written. Outside a circle the pixels are the background colour
  * when there is one (`bg` fills every pixel the face leaves empty), else transparent.
  */
-export function renderAvatar(skin: NormalizedSkin, o: AvatarOptions): Promise<Buffer> {
+export async function renderAvatar(skin: NormalizedSkin, o: AvatarOptions): Promise<Buffer> {
   const face = faceTexels(skin, o.helm, o.bg);
-  const outside = o.bg ? Buffer.from(`${o.bg}ff`, 'hex') : Buffer.alloc(4);
+  const { bpp, texels, outside, palette } = samplesOf(face.data, o.bg ? Buffer.from(`${o.bg}ff`, 'hex') : Buffer.alloc(4));
   const { size } = o;
-  const stride = size * 4 + 1;
+  const stride = size * bpp + 1;
   const lines = Buffer.alloc(stride * size);
   let previous = '';
   for (let y = 0; y < size; y += 1) {
@@ -66,18 +91,18 @@ export function renderAvatar(skin: NormalizedSkin, o: AvatarOptions): Promise<Bu
     }
     previous = key;
     lines[line] = FILTER.sub;
-    // Texel offset of the pixel to the left: -1 outside the circle, -2 before the row (zero).
+    // Sample offset of the pixel to the left: -1 outside the circle, -2 before the row (zero).
     let left = -2;
     for (let x = 0; x < size; x += 1) {
-      const texel = x >= from && x < to ? (sy * face.side + Math.floor((x * face.side) / size)) * 4 : -1;
+      const texel = x >= from && x < to ? (sy * face.side + Math.floor((x * face.side) / size)) * bpp : -1;
       if (texel === left) continue;
-      for (let c = 0; c < 4; c += 1) {
-        const now = texel < 0 ? outside[c] : face.data[texel + c];
-        const before = left === -2 ? 0 : left === -1 ? outside[c] : face.data[left + c];
-        lines[line + 1 + x * 4 + c] = (now - before) & 255;
+      for (let c = 0; c < bpp; c += 1) {
+        const now = texel < 0 ? outside[c] : texels[texel + c];
+        const before = left === -2 ? 0 : left === -1 ? outside[c] : texels[left + c];
+        lines[line + 1 + x * bpp + c] = (now - before) & 255;
       }
       left = texel;
     }
   }
-  return encodeRgbaPng(lines, size, size);
+  return encodePng(lines, size, size, palette);
 }

@@ -1,5 +1,7 @@
 import test from 'ava';
-import { LruMap } from '../api/cache.ts';
+import { Cache, LruMap } from '../api/cache.ts';
+import { ConfigError, DEFAULT_TTLS, loadConfig } from '../api/config.ts';
+import { silentLogger } from '../shared/log.ts';
 
 test('LruMap keeps its bound and evicts the least recently used entry', (t) => {
   const map = new LruMap<string>(8);
@@ -28,4 +30,53 @@ test('LruMap counts bytes of what it holds', (t) => {
   t.is(map.bytes, 4 * 2);
   map.clear();
   t.is(map.bytes, 0);
+});
+
+test('LruMap keeps its byte bound: the oldest go first, an entry larger than the bound is not kept', (t) => {
+  const map = new LruMap<Buffer>(1000, 1000);
+  for (let i = 0; i < 50; i += 1) {
+    // 100 bytes each: a three-character key and 97 bytes.
+    map.set(`k${String(i).padStart(2, '0')}`, Buffer.alloc(97));
+    t.true(map.bytes <= 1000, `after ${i + 1} entries: ${map.bytes} bytes`);
+  }
+  t.is(map.size, 10);
+  t.deepEqual([...map.keys()], Array.from({ length: 10 }, (_, i) => `k${40 + i}`));
+  map.set('huge', Buffer.alloc(2000));
+  t.false(map.has('huge'));
+  t.is(map.bytes, 0);
+});
+
+test('LruMap under its byte bound still keeps a key that is read while new ones arrive', (t) => {
+  // The entry bound is far away: only the byte bound evicts, and the hot key must not be its victim.
+  const map = new LruMap<Buffer>(100_000, 100 * 100);
+  map.set('hot', Buffer.alloc(97));
+  for (let i = 0; i < 1000; i += 1) {
+    map.set(`cold${i}`, Buffer.alloc(96));
+    t.truthy(map.get('hot'), `after ${i + 1} cold entries`);
+  }
+  t.true(map.bytes <= 100 * 100);
+});
+
+test('the cache holds no more bytes than CACHE_MAX_BYTES, whatever is stored', async (t) => {
+  const cache = new Cache({ maxEntries: 100_000, maxBytes: 64 * 1024, staleSeconds: 60, ttl: DEFAULT_TTLS, log: silentLogger });
+  const renders = cache.namespace<Buffer>('render', 300);
+  const profiles = cache.namespace<{ id: string; name: string }>('profile');
+  for (let i = 0; i < 2000; i += 1) {
+    await renders.set(`avatar:${i}`, Buffer.alloc(400 + (i % 7) * 300, i));
+    await profiles.set(`official:${i}`, { id: i.toString(16).padStart(32, '0'), name: `player_${i}` });
+    t.true((await cache.stats()).bytes! <= 64 * 1024);
+  }
+  const stats = await cache.stats();
+  t.true(stats.entries < 2000 && stats.entries > 50, `${stats.entries} entries`);
+  t.deepEqual((await renders.get('avatar:1999'))?.value, Buffer.alloc(400 + (1999 % 7) * 300, 1999));
+  t.is(await renders.get('avatar:0'), undefined);
+});
+
+test('CACHE_MAX_BYTES is validated at start-up like the other settings', (t) => {
+  t.is(loadConfig({}).cache.maxBytes, 128 * 1024 * 1024);
+  t.is(loadConfig({ CACHE_MAX_BYTES: '33554432' }).cache.maxBytes, 32 * 1024 * 1024);
+  for (const raw of ['lots', '1e9', '1000', '-1']) {
+    const error = t.throws(() => loadConfig({ CACHE_MAX_BYTES: raw }), { instanceOf: ConfigError });
+    t.regex(error.message, /CACHE_MAX_BYTES must be an integer from 1048576/, raw);
+  }
 });

@@ -91,3 +91,40 @@ test('a background fills what the face leaves transparent', async (t) => {
   t.is(pixel(await avatar('avatar-hole', {}, holed), 2, 2)[3], 0);
   t.deepEqual(pixel(await avatar('avatar-hole-bg', { bg: '00ff80' }, holed), 2, 2), [0, 255, 128, 255]);
 });
+
+/** Nearest neighbour of the face drawn one pixel a texel: what every size must show. */
+async function scaledFromNative(t: import('ava').ExecutionContext, from: NormalizedSkin, o: Omit<AvatarOptions, 'size' | 'shape'>, size: number): Promise<void> {
+  const side = from.size / 8;
+  const native = await decodePng(await renderAvatar(from, { ...o, size: side, shape: 'square' }));
+  const square = await decodePng(await renderAvatar(from, { ...o, size, shape: 'square' }));
+  const circle = await decodePng(await renderAvatar(from, { ...o, size, shape: 'circle' }));
+  const outside = o.bg ? [...Buffer.from(o.bg, 'hex'), 255] : [0, 0, 0, 0];
+  let wrong = 0;
+  for (let y = 0; y < size; y += 1) {
+    for (let x = 0; x < size; x += 1) {
+      const want = pixel(native, Math.floor((x * side) / size), Math.floor((y * side) / size));
+      if (pixel(square, x, y).join() !== want.join()) wrong += 1;
+      const c = pixel(circle, x, y);
+      if (c.join() !== want.join() && c.join() !== outside.join()) wrong += 1;
+    }
+  }
+  t.is(wrong, 0, `${from.size} px skin, ${size} px, ${JSON.stringify(o)}`);
+}
+
+test('every pixel at every tested size is the nearest texel, palette or RGBA', async (t) => {
+  const hd = await normalizeSkin(await drawSkin({ scale: 2 }));
+  // A face of 1,024 distinct colours cannot be a palette image: the RGBA path draws it.
+  const big = await normalizeSkin(await sharp(await drawSkin({ scale: 4 })).raw().toBuffer({ resolveWithObject: true })
+    .then(({ data, info }) => {
+      for (let y = 32; y < 64; y += 1) for (let x = 32; x < 64; x += 1) data.writeUInt32BE((((y << 8) | x) << 8) | 255, (y * info.width + x) * 4);
+      return sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }).png().toBuffer();
+    }));
+  const meta = async (from: NormalizedSkin) => (await sharp(await renderAvatar(from, { size: 128, shape: 'square', helm: true, bg: null })).metadata());
+  t.is((await meta(skin)).isPalette, true, 'a 64 px skin is a palette image');
+  t.is((await meta(big)).isPalette, false, 'more than 256 colours stay RGBA');
+  for (const from of [skin, hd, big]) {
+    for (const size of [9, 64, 100, 255, 512]) {
+      for (const o of [{ helm: true, bg: null }, { helm: false, bg: null }, { helm: true, bg: '3a7bd5' }]) await scaledFromNative(t, from, o, size);
+    }
+  }
+});

@@ -3,6 +3,7 @@
 // written by the client and is never believed.
 import ipaddr from 'ipaddr.js';
 import type { Context } from 'koa';
+import { LruMap } from '../cache.ts';
 
 export type TrustProxy =
   | { mode: 'none' }
@@ -58,20 +59,43 @@ export function peerTrusted(trust: TrustProxy, peer: string): boolean {
   return address !== null && inRanges(address, trust.ranges);
 }
 
+/** Dotted IPv4 without leading zeros: already its own one spelling, no parsing needed. */
+const PLAIN_IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
+/** Peers are few (the proxies): their spelling is remembered. */
+const peers = new LruMap<string>(1024);
+
+/** normalise() as text, or null. */
+function canonical(text: string): string | null {
+  const trimmed = text.trim();
+  return PLAIN_IPV4.test(trimmed) ? trimmed : normalise(trimmed)?.toString() ?? null;
+}
+
 /** The client's address for this peer and X-Forwarded-For value. */
 export function clientAddress(trust: TrustProxy, peer: string, forwardedFor: string | undefined): string {
-  const peerAddress = normalise(peer)?.toString() ?? peer;
+  let peerAddress = peers.get(peer);
+  if (peerAddress === undefined) {
+    peerAddress = canonical(peer) ?? peer;
+    peers.set(peer, peerAddress);
+  }
   if (trust.mode === 'none' || !forwardedFor || !peerTrusted(trust, peer)) return peerAddress;
-  // Right to left: the peer, then what each trusted hop reported.
-  const hops = forwardedFor.split(',').map(normalise).reverse();
+  // Right to left: the peer, then what each trusted hop reported; only as far as needed.
+  const hops = forwardedFor.split(',');
   let client = peerAddress;
   for (let i = 0; i < hops.length; i += 1) {
-    const address = hops[i];
-    // A value no proxy would write: the hop that passed it on is as far as we can see.
-    if (!address) break;
-    client = address.toString();
+    const text = hops[hops.length - 1 - i];
+    if (trust.mode === 'ranges') {
+      const address = normalise(text);
+      // A value no proxy would write: the hop that passed it on is as far as we can see.
+      if (!address) break;
+      client = address.toString();
+      if (!inRanges(address, trust.ranges)) break;
+      continue;
+    }
+    const address = canonical(text);
+    if (address === null) break;
+    client = address;
     if (trust.mode === 'hops' && i + 1 >= trust.hops) break;
-    if (trust.mode === 'ranges' && !inRanges(address, trust.ranges)) break;
   }
   return client;
 }

@@ -1,10 +1,15 @@
 // CORS is fully open (spec): every origin, GET/POST/OPTIONS; preflights answered here.
 import type { Middleware } from 'koa';
 
+/** The headers every answer carries (a fast path sends the same pair). */
+export const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'X-Request-Id, X-Response-Time, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Cache, ETag, Content-Range, Accept-Ranges, Content-Location, Content-Disposition',
+} as const;
+
 export function cors(): Middleware {
   return async (ctx, next) => {
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, X-Response-Time, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Cache, ETag, Content-Range, Accept-Ranges, Content-Location, Content-Disposition');
+    ctx.set(CORS_HEADERS);
     if (ctx.method === 'OPTIONS') {
       ctx.set('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
       ctx.set('Access-Control-Allow-Headers', ctx.get('Access-Control-Request-Headers') || 'Content-Type, X-API-Key, Authorization');

@@ -4,6 +4,7 @@ import type { Context, Middleware } from 'koa';
 import { RenderError, type RenderErrorKind } from '../../renderer/errors.ts';
 import { ApiError, isApiError, type ErrorCode } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
+import { CORS_HEADERS } from './cors.ts';
 
 /** The service's error body; `ctx` is absent for requests Node refused before Koa saw them. */
 export type ErrorFormatter = (error: ApiError, ctx?: Context) => unknown;
@@ -20,6 +21,8 @@ const KEPT_ON_ERROR = /^(access-control-|x-request-id$|x-powered-by$|x-ratelimit
  */
 function resetHeaders(ctx: Context, error: ApiError): void {
   for (const name of ctx.res.getHeaderNames()) if (!KEPT_ON_ERROR.test(name)) ctx.res.removeHeader(name);
+  // A reply may have narrowed what it exposes (images): an error exposes Retry-After and the rest.
+  ctx.set(CORS_HEADERS);
   for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
   if (error.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(error.retryAfter))));
   ctx.set('Cache-Control', error.status === 404 ? `public, max-age=${NOT_FOUND_MAX_AGE}` : 'no-store');

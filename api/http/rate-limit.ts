@@ -1,5 +1,6 @@
 // Per-client-IP rate limits in fixed 60 s windows aligned to the clock, so every instance that
 // shares Redis counts into the same window key. Without Redis the counters live in this process.
+import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import type { RedisClientType } from '@redis/client';
 import { ApiError } from '../../shared/errors.ts';
@@ -55,6 +56,22 @@ export interface RateLimitGroup { name: string; limit: number; windowMs?: number
 
 export interface RateLimitOutcome { limit: number; remaining: number; resetAt: number; limited: boolean }
 
+/** The X-RateLimit-* headers of an outcome. */
+export function rateLimitHeaders(outcome: RateLimitOutcome): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(outcome.limit),
+    'X-RateLimit-Remaining': String(outcome.remaining),
+    'X-RateLimit-Reset': String(Math.ceil(outcome.resetAt / 1000)),
+  };
+}
+
+/** Requests a fast path has counted and then handed to Koa (to answer 429): never counted twice. */
+const countedAlready = new WeakMap<IncomingMessage, RateLimitOutcome>();
+
+export function handOverCounted(req: IncomingMessage, outcome: RateLimitOutcome): void {
+  countedAlready.set(req, outcome);
+}
+
 export class RateLimiter {
   private readonly store: CounterStore;
   private readonly fallback = new MemoryCounterStore();
@@ -89,12 +106,8 @@ export class RateLimiter {
   /** Koa middleware for one group: headers on every counted response, 429 past the quota. */
   middleware(group: RateLimitGroup): Middleware {
     return async (ctx, next) => {
-      const outcome = await this.check(group, ctx.ip);
-      const headers = {
-        'X-RateLimit-Limit': String(outcome.limit),
-        'X-RateLimit-Remaining': String(outcome.remaining),
-        'X-RateLimit-Reset': String(Math.ceil(outcome.resetAt / 1000)),
-      };
+      const outcome = countedAlready.get(ctx.req) ?? await this.check(group, ctx.ip);
+      const headers = rateLimitHeaders(outcome);
       ctx.set(headers);
       if (outcome.limited) {
         throw new ApiError('rate_limited', { retryAfter: Math.ceil((outcome.resetAt - Date.now()) / 1000), headers });

@@ -9,6 +9,12 @@ export const IMAGE_MAX_AGE = 300;
 
 const etags = new LruMap<string>(20_000);
 
+/**
+ * What an image reply lets scripts of other origins read: the shell's list also names headers an
+ * image never carries (ranges, Retry-After), which only lengthens every reply. Errors get the full list again.
+ */
+export const IMAGE_EXPOSED = 'X-Request-Id, X-Response-Time, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-Cache, ETag';
+
 /** A strong ETag from what decides the pixels (remembered: hot images ask for it constantly). */
 export function imageEtag(...parts: (string | number | boolean | null | undefined)[]): string {
   const key = parts.map(String).join('|');
@@ -20,12 +26,17 @@ export function imageEtag(...parts: (string | number | boolean | null | undefine
   return etag;
 }
 
+/** Whether an If-None-Match value names this ETag (strong or weak). */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  return !!ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}`);
+}
+
 /** True (and a 304 set) when the client already holds this ETag. */
 export function notModified(ctx: Context, etag: string): boolean {
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', `public, max-age=${IMAGE_MAX_AGE}, immutable`);
-  const match = ctx.get('If-None-Match');
-  if (!match || !match.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}`)) return false;
+  if (!etagMatches(ctx.get('If-None-Match'), etag)) return false;
+  ctx.set('Access-Control-Expose-Headers', IMAGE_EXPOSED);
   ctx.status = 304;
   ctx.set('X-Cache', 'HIT');
   return true;
@@ -39,6 +50,7 @@ export function sendPng(ctx: Context, reply: PngReply): void {
   ctx.set('ETag', reply.etag);
   ctx.set('Cache-Control', `public, max-age=${IMAGE_MAX_AGE}, immutable`);
   ctx.set('X-Cache', reply.cache);
+  ctx.set('Access-Control-Expose-Headers', reply.download ? `${IMAGE_EXPOSED}, Content-Disposition` : IMAGE_EXPOSED);
   if (reply.download) ctx.attachment(reply.download);
   ctx.body = reply.png;
 }

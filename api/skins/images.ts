@@ -9,7 +9,7 @@ import type { RenderFarm } from '../../renderer/farm.ts';
 import type { RenderJob } from '../../renderer/jobs.ts';
 import { normalizeCape, normalizeSkin, type NormalizedCape, type NormalizedSkin } from '../../renderer/skin-normalize.ts';
 import { renderDuration } from '../metrics.ts';
-import { LruMap, type Cache } from '../cache.ts';
+import { LruMap, type Cache, type CacheNamespace } from '../cache.ts';
 import { ReadThrough } from '../read-through.ts';
 import { imageEtag, notModified, sendPng } from './image-response.ts';
 import { optionsKey, type ImageOptions } from './image-params.ts';
@@ -38,6 +38,13 @@ function subjectOf(profile: RawProfile): Subject {
   };
 }
 
+const withCapeFor = (o: ImageOptions) => o.kind === 'render' || o.kind === 'body';
+
+/** The render cache key, and the ETag's source: what decides the pixels. */
+function imageKey(subject: Subject, options: ImageOptions): string {
+  return `${optionsKey(options)}|${subject.skinKey}|${+subject.slim}|${withCapeFor(options) ? subject.capeKey : '-'}`;
+}
+
 export class ImageRenderer {
   private readonly textures: TextureStore;
   private readonly renders: ReadThrough<Buffer>;
@@ -56,8 +63,8 @@ export class ImageRenderer {
   /** Answers one image request for a player's profile. */
   async reply(ctx: Context, profile: RawProfile, options: ImageOptions): Promise<void> {
     const subject = subjectOf(profile);
-    const withCape = options.kind === 'render' || options.kind === 'body';
-    const key = `${optionsKey(options)}|${subject.skinKey}|${+subject.slim}|${withCape ? subject.capeKey : '-'}`;
+    const withCape = withCapeFor(options);
+    const key = imageKey(subject, options);
     const etag = imageEtag(key);
     if (notModified(ctx, etag)) return;
     const { value, cache } = await this.renders.get(key, async () => {
@@ -66,6 +73,20 @@ export class ImageRenderer {
       return this.draw(options, skin, subject.slim, cape);
     });
     sendPng(ctx, { png: asBuffer(value), etag, cache });
+  }
+
+  /** The render key and ETag of a player's image, for a fast path that answers without reply(). */
+  tagOf(profile: RawProfile, options: ImageOptions): { key: string; etag: string } {
+    const key = imageKey(subjectOf(profile), options);
+    return { key, etag: imageEtag(key) };
+  }
+
+  /** The render of `key` when cached fresh in this process; the read is pushed to `read` (see PlayerLookup.peek). */
+  peekRender(key: string, read: CacheNamespace<unknown>[]): Buffer | undefined {
+    const value = this.renders.ns.peek(key);
+    if (!value) return undefined;
+    read.push(this.renders.ns as CacheNamespace<unknown>);
+    return asBuffer(value);
   }
 
   /** Renders an uploaded skin (not cached: every upload is its own subject). */

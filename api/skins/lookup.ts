@@ -3,7 +3,7 @@
 // player does not exist, or when official fails and external knows the player.
 import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
-import type { Cache } from '../cache.ts';
+import type { Cache, CacheNamespace } from '../cache.ts';
 import { ReadThrough } from '../read-through.ts';
 import type { CacheState, NameHit, RawProfile, SourceId, SourceParam } from './types.ts';
 import { NameBatcher } from './name-batcher.ts';
@@ -102,6 +102,34 @@ export class PlayerLookup {
     const hit = await this.resolveName(query.name, param);
     const profile = await this.profile(hit.value.id, hit.value.source);
     return { ...profile, cache: hit.cache === 'MISS' || profile.cache === 'MISS' ? 'MISS' : profile.cache };
+  }
+
+  /**
+   * find() answered from fresh in-process entries alone (no upstream, no await), or undefined
+   * when it would need more; the caller then asks find(). Each namespace read is pushed to
+   * `read`, for the caller to count as hits once it answers.
+   */
+  peek(input: string, param: SourceParam, read: CacheNamespace<unknown>[]): RawProfile | undefined {
+    try {
+      const query = parsePlayerQuery(input, param);
+      if (query.kind === 'uuid') return this.peekFirst(this.sources.order(param), this.profiles, query.uuid, read);
+      const named = this.sources.order(param).filter((s) => validName(query.name, s.id));
+      const hit = this.peekFirst(named, this.names, query.name.toLowerCase(), read);
+      return hit && this.peekFirst(this.sources.order(hit.source), this.profiles, hit.id, read);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** firstFound() over fresh entries: undefined when one is missing or none knows the key. */
+  private peekFirst<T>(sources: Source[], through: ReadThrough<Cached<T>>, key: string, read: CacheNamespace<unknown>[]): T | undefined {
+    for (const source of sources) {
+      const value = through.ns.peek(`${source.id}:${key}`);
+      if (value === undefined) return undefined;
+      read.push(through.ns as CacheNamespace<unknown>);
+      if (value !== null) return value;
+    }
+    return undefined;
   }
 
   private async firstFound<T>(sources: Source[], ask: (source: Source) => Promise<{ value: Cached<T>; cache: CacheState }>): Promise<Resolved<T>> {

@@ -1,4 +1,5 @@
 // Composition of the skins service: upstream clients, lookup, textures and the Koa app.
+import type { RequestListener } from 'node:http';
 import type Koa from 'koa';
 import type { Config } from '../config.ts';
 import type { Cache } from '../cache.ts';
@@ -16,6 +17,7 @@ import { Sessions } from './account/session.ts';
 import { MemorySessionStore, RedisSessionStore } from './account/session-store.ts';
 import { RenderFarm } from '../../renderer/farm.ts';
 import { gaugeFrom } from '../metrics.ts';
+import { hotImages } from './hot-images.ts';
 import { IMAGE_ROUTES } from './image-routes.ts';
 import { ImageRenderer } from './images.ts';
 import { RenderLock } from './render-lock.ts';
@@ -120,6 +122,11 @@ export class SkinsService implements Service {
     } catch {
       return [OFFICIAL_TEXTURE_HOST];
     }
+  }
+
+  /** Hot cached images are answered in front of the Koa stack; everything else by the app. */
+  handler(): RequestListener {
+    return hotImages(this, this.app.callback());
   }
 
   async close(): Promise<void> {
