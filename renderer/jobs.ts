@@ -40,8 +40,8 @@ export interface WireJob extends Omit<RenderJob, 'skin' | 'cape'> {
 export interface PageTexture { key: string; width: number; height: number; base64: string | null }
 export interface PageJob extends Omit<WireJob, 'skin' | 'cape'> { skin: PageTexture; cape: PageTexture | null }
 
-/** What a page holds: its JS heap (used), and the textures and geometries it keeps. */
-export interface PageMemory { jsHeapBytes: number; textures: number; textureBytes: number; glTextures: number; glGeometries: number }
+/** What a page holds: its JS heap (used, after a collection), its textures, geometries and shader programs. */
+export interface PageMemory { jsHeapBytes: number; textures: number; textureBytes: number; glTextures: number; glGeometries: number; glPrograms: number }
 
 /**
  * One call into a worker: the browsers' current addresses (a worker keeps to one of them), the

@@ -46,6 +46,7 @@ test('a soak of 3,000 distinct skins: the texture cache stays within its bytes a
   t.is(end.textures, 256);
   t.true(end.glTextures <= end.textures + 2, `${end.glTextures} GL textures for ${end.textures}`);
   t.true(end.glGeometries <= start.glGeometries + 8, 'geometries are cached per layer and pose, not per job');
+  t.true(end.glPrograms <= 2, `${end.glPrograms} shader programs: one opaque, one blended, whatever the skins`);
   t.true(end.jsHeapBytes < 64 << 20, `JS heap ${end.jsHeapBytes} bytes`);
   t.deepEqual(lines, []);
 });

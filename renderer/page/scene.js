@@ -586,6 +586,8 @@ window.pageMemory = () => ({
   textureBytes,
   glTextures: renderer.info.memory.textures,
   glGeometries: renderer.info.memory.geometries,
+  // Shader programs compiled: a new skin must not add one.
+  glPrograms: renderer.info.programs.length,
 });
 
 window.webglInfo = () => {
