@@ -113,10 +113,11 @@ async function openPage(endpoint: string, opening: number): Promise<PageState> {
   const browser = await puppeteer.connect({ browserWSEndpoint: endpoint, defaultViewport: null, protocolTimeout: 60_000 });
   const page = await browser.newPage();
   try {
-    const opened = { ...await loadScene(browser, page), endpoint, generation: opening };
-    const { targetInfo } = await opened.cdp.send('Target.getTargetInfo');
+    // The main thread learns the page's id before it loads: a page that hangs while loading is closed too.
+    const cdp = await page.createCDPSession();
+    const { targetInfo } = await cdp.send('Target.getTargetInfo');
     parentPort!.postMessage({ opened: targetInfo.targetId } satisfies WorkerMessage);
-    return opened;
+    return { ...await loadScene(browser, page, cdp), endpoint, generation: opening };
   } catch (error) {
     // A page that did not come up is closed, so a retry starts clean.
     await page.close().catch(() => {});
@@ -125,7 +126,7 @@ async function openPage(endpoint: string, opening: number): Promise<PageState> {
   }
 }
 
-async function loadScene(browser: Browser, page: Page): Promise<Omit<PageState, 'endpoint' | 'generation'>> {
+async function loadScene(browser: Browser, page: Page, cdp: CDPSession): Promise<Omit<PageState, 'endpoint' | 'generation'>> {
   await page.setRequestInterception(true);
   page.on('request', (request) => {
     const file = FILES[new URL(request.url()).pathname];
@@ -135,7 +136,6 @@ async function loadScene(browser: Browser, page: Page): Promise<Omit<PageState, 
   // Generous: on a loaded two-core machine a new page and three.js can take many seconds.
   await page.goto(`${ORIGIN}/index.html`, { waitUntil: 'load', timeout: 60_000 });
   await page.waitForFunction('window.sceneReady === true', { timeout: 60_000 });
-  const cdp = await page.createCDPSession();
   await cdp.send('Performance.enable');
   const { result } = await cdp.send('Runtime.evaluate', { expression: 'window' });
   const crashed = new Promise<never>((_, reject) => page.once('error', reject));
@@ -221,7 +221,8 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
       const again = await draw(lacking.map((i) => task.jobs[i]));
       lacking.forEach((i, n) => { answers[i] = again[n]; });
     }
-    await checkMemory(current, task.pageHeapLimitBytes);
+    // After the answer, not before it: a collection takes some milliseconds.
+    void checkMemory(current, task.pageHeapLimitBytes).catch(() => {});
     return {
       images: answers.map((a) => (typeof a === 'string' ? Buffer.from(a.slice(a.indexOf(',') + 1), 'base64') : { error: a.error })),
     };

@@ -132,14 +132,15 @@ test.serial('a hung page is given up after the job timeout and replaced; renderi
 
 test.serial('a job whose page hangs times out, the page is closed and replaced, and the next jobs render on one page', async (t) => {
   // The hook makes the page spin forever on a job of this size: only ending its thread frees the farm's page.
-  const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', batchSize: 1, jobTimeoutMs: 2000, testHooks: { hangOnSize: 33 } },
+  // Time enough for a new page to load three.js on a loaded two-core host.
+  const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', batchSize: 1, jobTimeoutMs: 6000, testHooks: { hangOnSize: 33 } },
     createLogger('warn', {}, (line) => warnings.push(line)));
   try {
     const [browser] = one.browserPids();
     const before = descendants(browser, '--type=renderer');
     const error = await t.throwsAsync(() => one.render({ ...job(70), size: 33 }));
     t.is((error as RenderError).kind, 'timeout');
-    // Each of these must finish within its own 2 s: a page still held by the hung job could not draw them.
+    // Each of these must finish within its own 6 s: a page still held by the hung job could not draw them.
     t.true((await Promise.all([71, 72, 73].map((yaw) => one.render(job(yaw))))).every(isPng));
     t.like(one.stats(), { workers: 1, pagesAlive: 1, pagesOpened: 2, completed: 3, failed: 1, browserRestarts: 0 });
     // The spinning page was closed: its renderer process ends, and the new page's takes its place.
