@@ -1,5 +1,6 @@
-// The render farm: worker threads, each driving one page in a headless Chromium that the main
-// thread starts (page-worker.ts), so the farm chooses which page a batch goes to. Jobs wait in one
+// The render farm: Piscina worker threads, each driving one page in a headless Chromium that the
+// main thread starts; each page has a one-thread Piscina of its own (page-worker.ts), so the farm
+// chooses which page a batch goes to. Jobs wait in one
 // bounded queue; every idle page takes the queued jobs (up to a batch) in one call, so batches grow
 // with load and latency stays low when idle; a busy page may already hold its next batch
 // (BATCHES_PER_PAGE). A crashed page or browser is replaced and its jobs retried once. A job has
@@ -102,7 +103,7 @@ export class RenderFarm {
     this.log = log;
     this.browsers = browsers;
     // Page number `slot` lives in browser slot % browsers.
-    this.pages = Array.from({ length: config.workers }, (_, slot) => ({ batches: 0, slot, worker: new PageWorker(slot) }));
+    this.pages = Array.from({ length: config.workers }, (_, slot) => ({ batches: 0, slot, worker: new PageWorker(slot, BATCHES_PER_PAGE) }));
     const [first] = browsers;
     this.infoCache = { browserVersion: '', webglRenderer: '', gpu: first.gpu, executable: first.resolved.executablePath, browsers: browsers.length };
     for (const browser of browsers) this.watch(browser);

@@ -1,78 +1,49 @@
-// The main thread's handle on one page's worker thread (render-worker.ts): tasks go in by
-// message and come back by id. A task whose signal aborts ends the thread at once (a page stuck
-// in a frame cannot be interrupted from its own thread) and fails every task it held; the next
-// task starts a fresh thread, which opens a fresh page.
-import { Worker } from 'node:worker_threads';
+// The main thread's handle on one page: a Piscina of one thread (render-worker.ts), so the farm
+// picks the page and Piscina carries the tasks, errors and exits. A task whose signal aborts
+// makes Piscina end the thread at once (a page stuck in a frame cannot be interrupted from its
+// own thread), which fails the other task it held; the pool then starts a fresh thread, whose
+// next task opens a fresh page.
+import { Piscina } from 'piscina';
 import type { WorkerResult, WorkerTask } from './jobs.ts';
 
-/** What a worker thread posts: a task's answer, or the target id of a page it opened. */
-export type WorkerMessage = { id: number; result?: WorkerResult; error?: string } | { opened: string };
-
-interface Waiting { resolve: (result: WorkerResult) => void; reject: (error: Error) => void }
+/** What a worker thread posts besides task results (Piscina re-emits it on the pool): the target id of a page it opened. */
+export interface OpenedMessage { opened: string }
 
 export class PageWorker {
-  private worker: Worker | null = null;
-  private readonly waiting = new Map<number, Waiting>();
-  private nextId = 0;
+  private readonly pool: Piscina<WorkerTask, WorkerResult>;
   /** The DevTools target id of the page the thread has open, so the farm can close a stuck one. */
   targetId: string | null = null;
   /** Pages its threads have opened, in all. */
   opened = 0;
 
-  private readonly slot: number;
-
-  constructor(slot: number) {
-    this.slot = slot;
+  /** Page number `slot`, drawing up to `tasksAtOnce` batches at a time. */
+  constructor(slot: number, tasksAtOnce: number) {
+    this.pool = new Piscina<WorkerTask, WorkerResult>({
+      filename: new URL('./render-worker.ts', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: 1,
+      concurrentTasksPerWorker: tasksAtOnce,
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      workerData: { slot },
+      // Piscina's own balancer gives a thread running a task with a signal nothing more (its
+      // usage reads as Infinity), and every task here has one: this one fills the thread up to
+      // `tasksAtOnce` regardless.
+      loadBalancer: (_task, workers) => workers.find((w) => w.isRunningAbortableTask || w.currentUsage < tasksAtOnce) ?? null,
+    });
+    this.pool.on('message', (message: OpenedMessage) => {
+      this.targetId = message.opened;
+      this.opened += 1;
+    });
+    // A thread that failed with no task on it: Piscina has replaced it already, and the next task opens a new page.
+    this.pool.on('error', () => {});
   }
 
   run(task: WorkerTask, signal?: AbortSignal): Promise<WorkerResult> {
-    signal?.throwIfAborted();
-    const worker = this.thread();
-    const id = this.nextId++;
-    return new Promise<WorkerResult>((resolve, reject) => {
-      const abort = () => this.end(worker, signal!.reason instanceof Error ? signal!.reason : new Error(String(signal!.reason)));
-      signal?.addEventListener('abort', abort, { once: true });
-      const done = () => signal?.removeEventListener('abort', abort);
-      this.waiting.set(id, {
-        resolve: (result) => { done(); resolve(result); },
-        reject: (error) => { done(); reject(error); },
-      });
-      worker.postMessage({ id, task });
-    });
+    return this.pool.run(task, { signal });
   }
 
-  /** Ends the thread (its page stays in the browser: the farm closes it by `targetId`). */
-  async terminate(): Promise<void> {
-    if (this.worker) await this.end(this.worker, new Error('the page worker was terminated'));
-  }
-
-  private thread(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: { slot: this.slot } });
-    worker.on('message', (message: WorkerMessage) => {
-      if ('opened' in message) {
-        this.targetId = message.opened;
-        this.opened += 1;
-        return;
-      }
-      const waiting = this.waiting.get(message.id);
-      this.waiting.delete(message.id);
-      if (message.error !== undefined) waiting?.reject(new Error(message.error));
-      else waiting?.resolve(message.result!);
-    });
-    worker.on('error', (error) => void this.end(worker, error));
-    worker.on('exit', () => void this.end(worker, new Error('the page worker exited')));
-    this.worker = worker;
-    return worker;
-  }
-
-  /** Forgets `worker` (when it is still the current one), fails what it held, stops it. */
-  private async end(worker: Worker, reason: Error): Promise<void> {
-    if (this.worker !== worker) return;
-    this.worker = null;
-    const waiting = [...this.waiting.values()];
-    this.waiting.clear();
-    for (const w of waiting) w.reject(reason);
-    await worker.terminate();
+  /** Ends the thread for good (its page stays in the browser: the farm closes the browsers). */
+  terminate(): Promise<void> {
+    return this.pool.destroy();
   }
 }

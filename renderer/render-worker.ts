@@ -1,15 +1,16 @@
-// A page's worker thread (started by page-worker.ts): owns one page in one of the farm's Chromium
+// A Piscina worker (one thread per page, page-worker.ts): owns one page in one of the farm's Chromium
 // instances (connected over its WebSocket), loads the three.js scene once, then renders batches of
 // jobs through one CDP call each.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
+import { workerData } from 'piscina';
 import puppeteer, { type Browser, type CDPSession, type Page } from 'puppeteer-core';
 import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize, POSES } from '../shared/skin-layout.ts';
 import type { PageJob, PageMemory, PageTexture, WireJob, WireTexture, WorkerTask, WorkerResult } from './jobs.ts';
-import type { WorkerMessage } from './page-worker.ts';
+import type { OpenedMessage } from './page-worker.ts';
 
 const ORIGIN = 'http://skinfarm.render';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -116,7 +117,7 @@ async function openPage(endpoint: string, opening: number): Promise<PageState> {
     // The main thread learns the page's id before it loads: a page that hangs while loading is closed too.
     const cdp = await page.createCDPSession();
     const { targetInfo } = await cdp.send('Target.getTargetInfo');
-    parentPort!.postMessage({ opened: targetInfo.targetId } satisfies WorkerMessage);
+    parentPort!.postMessage({ opened: targetInfo.targetId } satisfies OpenedMessage);
     return { ...await loadScene(browser, page, cdp), endpoint, generation: opening };
   } catch (error) {
     // A page that did not come up is closed, so a retry starts clean.
@@ -205,7 +206,7 @@ function drop(current: PageState): void {
   void current.page.close().catch(() => {}).finally(() => current.browser.disconnect().catch(() => {}));
 }
 
-async function run(task: WorkerTask): Promise<WorkerResult> {
+export default async function run(task: WorkerTask): Promise<WorkerResult> {
   const current = await pageFor(task.endpoints[slot % task.endpoints.length]);
   const { textures } = current;
   try {
@@ -232,9 +233,3 @@ async function run(task: WorkerTask): Promise<WorkerResult> {
   }
 }
 
-parentPort!.on('message', ({ id, task }: { id: number; task: WorkerTask }) => {
-  run(task).then(
-    (result) => parentPort!.postMessage({ id, result } satisfies WorkerMessage),
-    (error: unknown) => parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies WorkerMessage),
-  );
-});
