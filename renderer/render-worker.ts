@@ -144,22 +144,28 @@ async function loadScene(browser: Browser, page: Page, cdp: CDPSession): Promise
   return { browser, page, cdp, window: result.objectId!, textures: new PageTextures(), crashed, busy: 0, batches: 0, worn: false };
 }
 
-async function pageFor(endpoint: string): Promise<PageState> {
-  // Two batches can ask at once: only one of them replaces a dead page, the other waits for it.
+/**
+ * The page for a task, counted busy until the task gives it back. Two tasks can ask at once: only
+ * one of them replaces a dead or worn page, the other takes the new one (never the one dropped).
+ */
+async function takePage(endpoint: string): Promise<PageState> {
   while (state && stateEndpoint === endpoint) {
     const asked = state;
     const current = await asked.catch(() => null);
-    if (current && current.worn && current.busy === 0 && state === asked) {
-      drop(current);
-      break;
+    if (state !== asked) continue;
+    if (current && current.worn && current.busy === 0) drop(current);
+    else if (current && current.browser.connected && !current.page.isClosed()) {
+      current.busy += 1;
+      return current;
     }
-    if (current && current.browser.connected && !current.page.isClosed()) return current;
-    if (state === asked) break;
+    break;
   }
   stateEndpoint = endpoint;
   generation += 1;
   state = openPage(endpoint, generation);
-  return state;
+  const opened = await state;
+  opened.busy += 1;
+  return opened;
 }
 
 /**
@@ -207,7 +213,7 @@ function drop(current: PageState): void {
 }
 
 export default async function run(task: WorkerTask): Promise<WorkerResult> {
-  const current = await pageFor(task.endpoints[slot % task.endpoints.length]);
+  const current = await takePage(task.endpoints[slot % task.endpoints.length]);
   const { textures } = current;
   try {
     if (task.probe === 'info') return { info: (await call(current, 'webglInfo')) as WorkerResult['info'] };
@@ -230,6 +236,8 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
   } catch (error) {
     drop(current);
     throw error;
+  } finally {
+    current.busy -= 1;
   }
 }
 
