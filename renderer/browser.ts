@@ -81,6 +81,8 @@ export interface LaunchedBrowser {
    * connection can still look up, so this asks rather than trusting `connected`.
    */
   alive(): Promise<boolean>;
+  /** Closes a page by its DevTools target id (one whose own connection is gone); never throws. */
+  closeTarget(targetId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -176,6 +178,9 @@ export async function launchBrowser(configured: string | null, mode: GpuMode, lo
       const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), 2000); });
       const answer = probe.send('Browser.getVersion').then(() => true, () => false);
       return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+    },
+    async closeTarget(targetId) {
+      await probe.send('Target.closeTarget', { targetId }).catch(() => {});
     },
     close,
   };

@@ -1,19 +1,21 @@
 // The render farm: Piscina worker threads, each driving one page in a headless Chromium that the
-// main thread starts. Each page has a Piscina of its own (one thread), so the farm chooses which
-// page a batch goes to. Jobs wait in one bounded queue; every idle page takes the queued jobs (up
-// to a batch) in one call, so batches grow with load and latency stays low when idle; a busy page
-// may already hold its next batch (BATCHES_PER_PAGE). A crashed page or browser is replaced and
-// its jobs retried once.
+// main thread starts; each page has a one-thread Piscina of its own (page-worker.ts), so the farm
+// chooses which page a batch goes to. Jobs wait in one
+// bounded queue; every idle page takes the queued jobs (up to a batch) in one call, so batches grow
+// with load and latency stays low when idle; a busy page may already hold its next batch
+// (BATCHES_PER_PAGE). A crashed page or browser is replaced and its jobs retried once. A job has
+// one timer: when it fires on a job a page holds, that page's thread is ended, the page closed and
+// replaced, and the batch's other jobs retried once.
 //
 // Without a GPU every page gets a browser of its own by default: each browser has one GPU
 // process (SwiftShader) that draws for all of its pages in turn; two pages in two browsers drew
 // 3-12% more than two pages sharing one on two cores (docs/benchmarks.md), and a crash takes
 // down half the pages instead of all. With a GPU, pages share one browser.
-import { Piscina } from 'piscina';
 import { RenderError, RenderFarmConfigError } from './errors.ts';
 import type { Logger } from '../shared/log.ts';
 import { launchBrowser, wantsGpu, type GpuMode, type LaunchedBrowser } from './browser.ts';
-import { toWireJob, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
+import { toWireJob, type PageMemory, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
+import { PageWorker } from './page-worker.ts';
 
 export interface RenderFarmConfig {
   workers: number;
@@ -22,12 +24,19 @@ export interface RenderFarmConfig {
   chromiumPath?: string | null;
   /** Jobs waiting beyond this are refused with `overloaded` (503) at once. Default 512. */
   queueLimit?: number;
-  /** A job not answered in this time fails with `render_failed`. Default 10 s. */
+  /**
+   * A job not answered in this time fails with `timeout`; a page still drawing it is given up and
+   * replaced, and the other jobs of its batch are retried once. Default 10 s.
+   */
   jobTimeoutMs?: number;
   /** Jobs one page draws in one frame. Default 8. */
   batchSize?: number;
   /** Chromium instances the pages are spread over. Default: one per worker without a GPU, else 1. */
   browsers?: number;
+  /** A page whose JS heap passes this (read every 32 batches) is replaced between batches. Default 256 MiB. */
+  pageHeapLimitBytes?: number;
+  /** Tests only, never set by the API: jobs of this output size hang their page. */
+  testHooks?: { hangOnSize?: number };
 }
 
 /** Checks every option before anything starts: a batch size of 0 used to make dispatch loop forever. */
@@ -42,10 +51,15 @@ function validate(config: RenderFarmConfig): void {
   whole('jobTimeoutMs', 100, 600_000);
   whole('batchSize', 1, 16);
   whole('browsers', 1, 64);
+  whole('pageHeapLimitBytes', 1 << 20, 2 ** 40);
   if (!['auto', 'on', 'off'].includes(config.gpu)) throw new RenderFarmConfigError('gpu', '"auto", "on" or "off"', config.gpu);
 }
 
-export interface FarmStats { workers: number; pagesAlive: number; queued: number; running: number; completed: number; failed: number; browserRestarts: number }
+export interface FarmStats {
+  workers: number; pagesAlive: number; queued: number; running: number; completed: number; failed: number; browserRestarts: number;
+  /** Pages opened since the start, the first ones included: a page is replaced after a crash, a timeout, or past its memory bound. */
+  pagesOpened: number;
+}
 export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: boolean; executable: string; browsers: number }
 
 /**
@@ -59,10 +73,14 @@ const BATCHES_PER_PAGE = 2;
 
 const shuttingDown = () => new RenderError('closed', 'the render farm is closed', { zh: '渲染池已关闭', retryAfterSeconds: 5 });
 
-interface Pending { job: RenderJob; attempts: number; resolve: (png: Buffer) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout; done: boolean }
+interface Pending {
+  job: RenderJob; attempts: number; resolve: (png: Buffer) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout; done: boolean;
+  /** Aborts the batch holding this job, while a page has it. */
+  holder: AbortController | null;
+}
 
-/** One page: the single-thread Piscina whose worker drives it, and the batches handed to it. */
-interface PageSlot { pool: Piscina<WorkerTask, WorkerResult>; batches: number }
+/** One page: the worker thread that drives it, and the batches handed to it. */
+interface PageSlot { worker: PageWorker; batches: number; slot: number }
 
 export class RenderFarm {
   private readonly config: Required<RenderFarmConfig>;
@@ -84,18 +102,8 @@ export class RenderFarm {
     this.config = config;
     this.log = log;
     this.browsers = browsers;
-    this.pages = Array.from({ length: config.workers }, (_, slot) => ({
-      batches: 0,
-      pool: new Piscina<WorkerTask, WorkerResult>({
-        filename: new URL('./render-worker.ts', import.meta.url).href,
-        minThreads: 1,
-        maxThreads: 1,
-        concurrentTasksPerWorker: BATCHES_PER_PAGE,
-        idleTimeout: Number.MAX_SAFE_INTEGER,
-        // Page number `slot` lives in browser slot % browsers.
-        workerData: { slot },
-      }),
-    }));
+    // Page number `slot` lives in browser slot % browsers.
+    this.pages = Array.from({ length: config.workers }, (_, slot) => ({ batches: 0, slot, worker: new PageWorker(slot, BATCHES_PER_PAGE) }));
     const [first] = browsers;
     this.infoCache = { browserVersion: '', webglRenderer: '', gpu: first.gpu, executable: first.resolved.executablePath, browsers: browsers.length };
     for (const browser of browsers) this.watch(browser);
@@ -117,6 +125,8 @@ export class RenderFarm {
       jobTimeoutMs: config.jobTimeoutMs ?? 10_000,
       batchSize: config.batchSize ?? 8,
       browsers: Math.min(workers, Math.max(1, config.browsers ?? (gpu ? 1 : workers))),
+      pageHeapLimitBytes: config.pageHeapLimitBytes ?? 256 << 20,
+      testHooks: config.testHooks ?? {},
     };
     // All launches settle before a failure counts, so the browsers that did start are closed.
     const launches = await Promise.allSettled(Array.from({ length: full.browsers }, () => launchBrowser(full.chromiumPath, full.gpu, log, stop)));
@@ -130,13 +140,14 @@ export class RenderFarm {
     // A stop while the pages warm up closes the farm, which fails the warm-up below.
     const closeOnStop = () => void farm.close();
     stop?.addEventListener('abort', closeOnStop, { once: true });
-    const warm = async ({ pool }: PageSlot) => {
+    // A page that does not come up in a minute is given up (a loaded two-core host can take seconds).
+    const warm = async (page: PageSlot) => {
       try {
-        return await pool.run(farm.task([], true));
+        return await farm.probe(page, 'info', AbortSignal.timeout(60_000));
       } catch (error) {
         if (farm.closed) throw error;
         log.warn('a render page did not start; trying again', { err: (error as Error).message });
-        return pool.run(farm.task([], true));
+        return farm.probe(page, 'info', AbortSignal.timeout(60_000));
       }
     };
     try {
@@ -156,8 +167,29 @@ export class RenderFarm {
     return farm;
   }
 
-  private task(jobs: WireJob[], info = false): WorkerTask {
-    return { endpoints: this.browsers.map((b) => b.wsEndpoint), jobs, timeoutMs: this.config.jobTimeoutMs, info };
+  private task(jobs: WireJob[], probe?: WorkerTask['probe']): WorkerTask {
+    return { endpoints: this.browsers.map((b) => b.wsEndpoint), jobs, pageHeapLimitBytes: this.config.pageHeapLimitBytes, probe };
+  }
+
+  /** Asks a page for its WebGL renderer or its memory; a page that does not answer by `signal` is replaced. */
+  private async probe(page: PageSlot, probe: 'info' | 'memory', signal: AbortSignal): Promise<WorkerResult> {
+    try {
+      return await page.worker.run(this.task([], probe), signal);
+    } catch (error) {
+      if (signal.aborted) this.closeStuck(page);
+      throw error;
+    }
+  }
+
+  /** What each page holds now (JS heap, textures), for operations and tests. */
+  async pageMemory(): Promise<PageMemory[]> {
+    return Promise.all(this.pages.map(async (page) => (await this.probe(page, 'memory', AbortSignal.timeout(this.config.jobTimeoutMs))).memory!));
+  }
+
+  /** A job's wire form, marked to hang its page when a test asks for that. */
+  private wire(job: RenderJob): WireJob {
+    const wire = toWireJob(job);
+    return job.size === this.config.testHooks.hangOnSize ? { ...wire, hang: true } : wire;
   }
 
   render(job: RenderJob): Promise<Buffer> {
@@ -167,8 +199,11 @@ export class RenderFarm {
     }
     return new Promise<Buffer>((resolve, reject) => {
       const pending: Pending = {
-        job, attempts: 0, resolve, reject, done: false,
-        timer: setTimeout(() => this.settle(pending, new RenderError('timeout', 'timeout', { zh: '超时' })), this.config.jobTimeoutMs),
+        job, attempts: 0, resolve, reject, done: false, holder: null,
+        timer: setTimeout(() => {
+          this.settle(pending, new RenderError('timeout', 'timeout', { zh: '超时' }));
+          pending.holder?.abort(new Error('a job of the batch timed out'));
+        }, this.config.jobTimeoutMs),
       };
       this.queue.push(pending);
       this.dispatch();
@@ -209,17 +244,21 @@ export class RenderFarm {
     const early = page.batches > 0;
     page.batches += 1;
     if (early) this.waitingAtPages += batch.length;
+    const holder = new AbortController();
+    for (const pending of batch) pending.holder = holder;
     let images: WorkerResult['images'] = [];
     let failure: unknown = null;
     try {
-      images = (await page.pool.run(this.task(batch.map((p) => toWireJob(p.job))))).images ?? [];
+      images = (await page.worker.run(this.task(batch.map((p) => this.wire(p.job))), holder.signal)).images ?? [];
     } catch (error) {
       failure = error;
+      if (holder.signal.aborted) this.closeStuck(page);
       if (!this.closed) {
         this.log.warn('render batch failed', { err: (error as Error).message, jobs: batch.length });
         await this.recover();
       }
     }
+    for (const pending of batch) pending.holder = null;
     // Not running any more before anyone hears the outcome: stats() agree with what callers saw.
     page.batches -= 1;
     if (early) this.waitingAtPages -= batch.length;
@@ -238,6 +277,16 @@ export class RenderFarm {
       });
     }
     this.dispatch();
+  }
+
+  /**
+   * After a page's thread was ended for taking too long: closes the page it had open, which may
+   * still be drawing (a frame cannot be interrupted from its own thread), so it stops taking a
+   * core and memory. The thread that comes next opens a new page.
+   */
+  private closeStuck(page: PageSlot): void {
+    const { targetId } = page.worker;
+    if (targetId) void this.browsers[page.slot % this.browsers.length].closeTarget(targetId);
   }
 
   private watch(browser: LaunchedBrowser): void {
@@ -280,7 +329,10 @@ export class RenderFarm {
   stats(): FarmStats {
     // Page n lives in browser n % browsers.
     const pagesAlive = this.pages.filter((_, n) => this.browsers[n % this.browsers.length].browser.connected).length;
-    return { workers: this.config.workers, pagesAlive, queued: this.queue.length + this.waitingAtPages, running: this.pages.reduce((n, p) => n + p.batches, 0), ...this.counters };
+    return {
+      workers: this.config.workers, pagesAlive, queued: this.queue.length + this.waitingAtPages, running: this.pages.reduce((n, p) => n + p.batches, 0),
+      ...this.counters, pagesOpened: this.pages.reduce((n, p) => n + p.worker.opened, 0),
+    };
   }
 
   info(): FarmInfo {
@@ -294,7 +346,7 @@ export class RenderFarm {
       for (const pending of this.queue.splice(0)) this.settle(pending, shuttingDown());
       this.closeSignal.abort(shuttingDown());
       await this.relaunching;
-      await Promise.all(this.pages.map((p) => p.pool.destroy()));
+      await Promise.all(this.pages.map((p) => p.worker.terminate()));
       await Promise.all(this.browsers.map((b) => b.close()));
     })();
     return this.closing;

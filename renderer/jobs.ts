@@ -29,19 +29,27 @@ export interface RenderJob extends ViewOptions {
 /** A texture on its way to a worker: raw RGBA with its content key. */
 export interface WireTexture { key: string; width: number; height: number; data: Uint8Array }
 
-/** A job as the pool carries it (structured-cloned to the worker). */
-export interface WireJob extends Omit<RenderJob, 'skin' | 'cape'> { skin: WireTexture; cape: WireTexture | null }
+/** A job as a worker thread gets it (structured-cloned). */
+export interface WireJob extends Omit<RenderJob, 'skin' | 'cape'> {
+  skin: WireTexture; cape: WireTexture | null;
+  /** Tests only (RenderFarmConfig.testHooks): the page hangs on this job. */
+  hang?: true;
+}
 
 /** A job as the page sees it: a texture's bytes (base64) only when the page does not hold it yet. */
 export interface PageTexture { key: string; width: number; height: number; base64: string | null }
 export interface PageJob extends Omit<WireJob, 'skin' | 'cape'> { skin: PageTexture; cape: PageTexture | null }
 
+/** What a page holds: its JS heap (used, after a collection), its textures, geometries and shader programs. */
+export interface PageMemory { jsHeapBytes: number; textures: number; textureBytes: number; glTextures: number; glGeometries: number; glPrograms: number }
+
 /**
  * One call into a worker: the browsers' current addresses (a worker keeps to one of them), the
- * jobs, and how long the page may take to answer (a hung page is replaced).
+ * jobs, and the JS heap past which the page is replaced between batches. `probe` asks the page
+ * for its WebGL renderer or its memory instead of drawing.
  */
-export interface WorkerTask { endpoints: string[]; jobs: WireJob[]; timeoutMs: number; info?: boolean }
-export interface WorkerResult { images?: Array<Buffer | Uint8Array | { error: string }>; info?: { renderer: string; version: string } }
+export interface WorkerTask { endpoints: string[]; jobs: WireJob[]; pageHeapLimitBytes: number; probe?: 'info' | 'memory' }
+export interface WorkerResult { images?: Array<Buffer | Uint8Array | { error: string }>; info?: { renderer: string; version: string }; memory?: PageMemory }
 
 function wire(texture: { data: Buffer; hash: string }, width: number, height: number): WireTexture {
   return { key: texture.hash, width, height, data: texture.data };

@@ -1,13 +1,16 @@
-// A Piscina worker: owns one page in one of the farm's Chromium instances (connected over its
-// WebSocket), loads the three.js scene once, then renders batches of jobs through one CDP call each.
+// A Piscina worker (one thread per page, page-worker.ts): owns one page in one of the farm's Chromium
+// instances (connected over its WebSocket), loads the three.js scene once, then renders batches of
+// jobs through one CDP call each.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
+import { parentPort } from 'node:worker_threads';
+import { workerData } from 'piscina';
 import puppeteer, { type Browser, type CDPSession, type Page } from 'puppeteer-core';
 import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize, POSES } from '../shared/skin-layout.ts';
-import type { PageJob, PageTexture, WireJob, WireTexture, WorkerTask, WorkerResult } from './jobs.ts';
+import type { PageJob, PageMemory, PageTexture, WireJob, WireTexture, WorkerTask, WorkerResult } from './jobs.ts';
+import type { OpenedMessage } from './page-worker.ts';
 
 const ORIGIN = 'http://skinfarm.render';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -24,8 +27,12 @@ const LAYOUT = {
   poses: POSES,
 };
 
-/** Textures a page keeps (the newest): the page evicts by this and the worker mirrors it. */
-const TEXTURE_LIMIT = 64;
+/**
+ * Bytes of texture data a page keeps (the most recently used): 256 skins of 64x64. The page evicts
+ * by this and the worker mirrors it; evicted textures of the size a new one needs are refilled in
+ * place (scene.js).
+ */
+const TEXTURE_BYTES = 4 << 20;
 
 // Everything the page loads is served from here: no network, no CDN.
 const FILES: Record<string, { type: string; body: string }> = {
@@ -38,34 +45,41 @@ const FILES: Record<string, { type: string; body: string }> = {
   '/scene.js': { type: 'text/javascript', body: readFileSync(path.join(here, 'page/scene.js'), 'utf8') },
   '/edges.js': { type: 'text/javascript', body: readFileSync(path.join(here, 'page/edges.js'), 'utf8') },
   '/skin-layout.js': { type: 'text/javascript', body: `export default ${JSON.stringify(LAYOUT)};` },
-  '/page-settings.js': { type: 'text/javascript', body: `export const TEXTURE_LIMIT = ${TEXTURE_LIMIT};` },
+  '/page-settings.js': { type: 'text/javascript', body: `export const TEXTURE_BYTES = ${TEXTURE_BYTES};` },
 };
 
 /**
- * Texture keys the page holds, least recently used first: the same rule as the page's takeIn()
- * (a batch's textures are touched or added in job order, then the oldest beyond TEXTURE_LIMIT go).
+ * Texture keys the page holds, least recently used first, with their sizes: the same rule as the
+ * page's takeIn() (a batch's textures are touched or added in job order, then the oldest beyond
+ * TEXTURE_BYTES go).
  */
 class PageTextures {
-  private readonly keys = new Set<string>();
+  private readonly keys = new Map<string, number>();
+  private bytes = 0;
 
   /** The batch's jobs as the page gets them: bytes only for textures the page lacks. */
   forBatch(jobs: WireJob[]): PageJob[] {
     const mapped = jobs.map((job) => ({ ...job, skin: this.touch(job.skin), cape: job.cape ? this.touch(job.cape) : null }));
-    for (const key of this.keys) {
-      if (this.keys.size <= TEXTURE_LIMIT) break;
+    for (const [key, size] of this.keys) {
+      if (this.bytes <= TEXTURE_BYTES) break;
       this.keys.delete(key);
+      this.bytes -= size;
     }
     return mapped;
   }
 
   /** Forgets keys the page turned out to lack, so their bytes are sent again. */
   forget(keys: Iterable<string>): void {
-    for (const key of keys) this.keys.delete(key);
+    for (const key of keys) {
+      this.bytes -= this.keys.get(key) ?? 0;
+      this.keys.delete(key);
+    }
   }
 
   private touch(texture: WireTexture): PageTexture {
     const known = this.keys.delete(texture.key);
-    this.keys.add(texture.key);
+    if (!known) this.bytes += texture.data.byteLength;
+    this.keys.set(texture.key, texture.data.byteLength);
     return { key: texture.key, width: texture.width, height: texture.height, base64: known ? null : Buffer.from(texture.data.buffer, texture.data.byteOffset, texture.data.byteLength).toString('base64') };
   }
 }
@@ -73,15 +87,24 @@ class PageTextures {
 /** The page's error for a texture it does not hold. */
 const MISSING = /^texture \S+ is not in the page$/;
 
+/** How often (in batches) a page's memory is read; past `pageHeapLimitBytes` it is replaced. */
+const MEMORY_CHECK_EVERY = 32;
+
 /** This worker's page number: the page lives in browser slot % browsers. */
-const { slot } = Piscina.workerData as { slot: number };
+const { slot } = workerData as { slot: number };
 
 interface PageState {
   endpoint: string; browser: Browser; page: Page; cdp: CDPSession; textures: PageTextures;
+  /** The page's window, which renderJobs is called on (no expression to compile per batch). */
+  window: string;
   /** Which opening this is: a failure reported late by an older page must not drop a newer one. */
   generation: number;
   /** Rejects when the page crashes: CDP calls to a crashed page never answer, so they race this. */
   crashed: Promise<never>;
+  /** Batches on this page now, and since its last memory reading. */
+  busy: number; batches: number;
+  /** Its memory passed the bound: it is replaced when no batch is on it. */
+  worn: boolean;
 }
 let state: Promise<PageState> | null = null;
 let stateEndpoint = '';
@@ -91,7 +114,11 @@ async function openPage(endpoint: string, opening: number): Promise<PageState> {
   const browser = await puppeteer.connect({ browserWSEndpoint: endpoint, defaultViewport: null, protocolTimeout: 60_000 });
   const page = await browser.newPage();
   try {
-    return { ...await loadScene(browser, page), endpoint, generation: opening };
+    // The main thread learns the page's id before it loads: a page that hangs while loading is closed too.
+    const cdp = await page.createCDPSession();
+    const { targetInfo } = await cdp.send('Target.getTargetInfo');
+    parentPort!.postMessage({ opened: targetInfo.targetId } satisfies OpenedMessage);
+    return { ...await loadScene(browser, page, cdp), endpoint, generation: opening };
   } catch (error) {
     // A page that did not come up is closed, so a retry starts clean.
     await page.close().catch(() => {});
@@ -100,7 +127,7 @@ async function openPage(endpoint: string, opening: number): Promise<PageState> {
   }
 }
 
-async function loadScene(browser: Browser, page: Page): Promise<Omit<PageState, 'endpoint' | 'generation'>> {
+async function loadScene(browser: Browser, page: Page, cdp: CDPSession): Promise<Omit<PageState, 'endpoint' | 'generation'>> {
   await page.setRequestInterception(true);
   page.on('request', (request) => {
     const file = FILES[new URL(request.url()).pathname];
@@ -110,39 +137,73 @@ async function loadScene(browser: Browser, page: Page): Promise<Omit<PageState, 
   // Generous: on a loaded two-core machine a new page and three.js can take many seconds.
   await page.goto(`${ORIGIN}/index.html`, { waitUntil: 'load', timeout: 60_000 });
   await page.waitForFunction('window.sceneReady === true', { timeout: 60_000 });
-  const cdp = await page.createCDPSession();
+  await cdp.send('Performance.enable');
+  const { result } = await cdp.send('Runtime.evaluate', { expression: 'window' });
   const crashed = new Promise<never>((_, reject) => page.once('error', reject));
   crashed.catch(() => {});
-  return { browser, page, cdp, textures: new PageTextures(), crashed };
+  return { browser, page, cdp, window: result.objectId!, textures: new PageTextures(), crashed, busy: 0, batches: 0, worn: false };
 }
 
-async function pageFor(endpoint: string): Promise<PageState> {
-  // Two batches can ask at once: only one of them replaces a dead page, the other waits for it.
+/**
+ * The page for a task, counted busy until the task gives it back. Two tasks can ask at once: only
+ * one of them replaces a dead or worn page, the other takes the new one (never the one dropped).
+ */
+async function takePage(endpoint: string): Promise<PageState> {
   while (state && stateEndpoint === endpoint) {
     const asked = state;
     const current = await asked.catch(() => null);
-    if (current && current.browser.connected && !current.page.isClosed()) return current;
-    if (state === asked) break;
+    if (state !== asked) continue;
+    if (current && current.worn && current.busy === 0) drop(current);
+    else if (current && current.browser.connected && !current.page.isClosed()) {
+      current.busy += 1;
+      return current;
+    }
+    break;
   }
   stateEndpoint = endpoint;
   generation += 1;
   state = openPage(endpoint, generation);
-  return state;
+  const opened = await state;
+  opened.busy += 1;
+  return opened;
 }
 
-/** Runs an expression in the page; fails when the page crashes or takes longer than `timeoutMs`. */
-async function evaluate(current: PageState, expression: string, timeoutMs: number): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`page did not answer in ${timeoutMs} ms`)), timeoutMs);
-  });
+/**
+ * Calls a function of the page's window with `args` (sent as JSON values: no script to compile);
+ * fails when the page crashes. A page that does not answer is the farm's to give up: it ends
+ * this thread when the job's time is up.
+ */
+async function call(current: PageState, name: string, ...args: unknown[]): Promise<unknown> {
+  current.busy += 1;
   try {
-    const reply = await Promise.race([current.cdp.send('Runtime.evaluate', { expression, returnByValue: true }), current.crashed, late]);
+    const reply = await Promise.race([current.cdp.send('Runtime.callFunctionOn', {
+      objectId: current.window,
+      functionDeclaration: `function (...args) { return this.${name}(...args); }`,
+      arguments: args.map((value) => ({ value })),
+      returnByValue: true,
+    }), current.crashed]);
     if (reply.exceptionDetails) throw new Error(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
     return reply.result.value;
   } finally {
-    clearTimeout(timer);
+    current.busy -= 1;
   }
+}
+
+/** Reads the page's memory now and then; a page past the bound is marked for replacement. */
+async function checkMemory(current: PageState, limit: number): Promise<void> {
+  current.batches += 1;
+  if (current.batches < MEMORY_CHECK_EVERY) return;
+  current.batches = 0;
+  const memory = await pageMemory(current);
+  if (memory.jsHeapBytes > limit) current.worn = true;
+}
+
+/** What the page holds; its JS heap after a full collection, so garbage not yet collected does not count. */
+async function pageMemory(current: PageState): Promise<PageMemory> {
+  await Promise.race([current.cdp.send('HeapProfiler.collectGarbage'), current.crashed]);
+  const { metrics } = await Promise.race([current.cdp.send('Performance.getMetrics'), current.crashed]);
+  const counts = (await call(current, 'pageMemory')) as Omit<PageMemory, 'jsHeapBytes'>;
+  return { jsHeapBytes: metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0, ...counts };
 }
 
 /** Forgets a page that failed (crashed, hung or lost its browser): the next task opens a new one. */
@@ -152,11 +213,12 @@ function drop(current: PageState): void {
 }
 
 export default async function run(task: WorkerTask): Promise<WorkerResult> {
-  const current = await pageFor(task.endpoints[slot % task.endpoints.length]);
+  const current = await takePage(task.endpoints[slot % task.endpoints.length]);
   const { textures } = current;
   try {
-    if (task.info) return { info: (await evaluate(current, 'webglInfo()', task.timeoutMs)) as WorkerResult['info'] };
-    const draw = (jobs: WireJob[]) => evaluate(current, `renderJobs(${JSON.stringify(textures.forBatch(jobs))})`, task.timeoutMs) as Promise<Array<string | { error: string }>>;
+    if (task.probe === 'info') return { info: (await call(current, 'webglInfo')) as WorkerResult['info'] };
+    if (task.probe === 'memory') return { memory: await pageMemory(current) };
+    const draw = (jobs: WireJob[]) => call(current, 'renderJobs', textures.forBatch(jobs)) as Promise<Array<string | { error: string }>>;
     const answers = await draw(task.jobs);
     // Should the page ever lack a texture the mirror thought it held, those jobs go once more
     // with their bytes rather than failing.
@@ -166,11 +228,16 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
       const again = await draw(lacking.map((i) => task.jobs[i]));
       lacking.forEach((i, n) => { answers[i] = again[n]; });
     }
+    // After the answer, not before it: a collection takes some milliseconds.
+    void checkMemory(current, task.pageHeapLimitBytes).catch(() => {});
     return {
       images: answers.map((a) => (typeof a === 'string' ? Buffer.from(a.slice(a.indexOf(',') + 1), 'base64') : { error: a.error })),
     };
   } catch (error) {
     drop(current);
     throw error;
+  } finally {
+    current.busy -= 1;
   }
 }
+

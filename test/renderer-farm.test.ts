@@ -130,6 +130,28 @@ test.serial('a hung page is given up after the job timeout and replaced; renderi
   }
 });
 
+test.serial('a job whose page hangs times out, the page is closed and replaced, and the next jobs render on one page', async (t) => {
+  // The hook makes the page spin forever on a job of this size: only ending its thread frees the farm's page.
+  // Time enough for a new page to load three.js on a loaded two-core host.
+  const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', batchSize: 1, jobTimeoutMs: 6000, testHooks: { hangOnSize: 33 } },
+    createLogger('warn', {}, (line) => warnings.push(line)));
+  try {
+    const [browser] = one.browserPids();
+    const before = descendants(browser, '--type=renderer');
+    const error = await t.throwsAsync(() => one.render({ ...job(70), size: 33 }));
+    t.is((error as RenderError).kind, 'timeout');
+    // Each of these must finish within its own 6 s: a page still held by the hung job could not draw them.
+    t.true((await Promise.all([71, 72, 73].map((yaw) => one.render(job(yaw))))).every(isPng));
+    t.like(one.stats(), { workers: 1, pagesAlive: 1, pagesOpened: 2, completed: 3, failed: 1, browserRestarts: 0 });
+    // The spinning page was closed: its renderer process ends, and the new page's takes its place.
+    const renderers = () => descendants(browser, '--type=renderer').length;
+    while (renderers() > before.length) await new Promise((resolve) => setTimeout(resolve, 100));
+    t.is(renderers(), before.length);
+  } finally {
+    await one.close();
+  }
+});
+
 test.serial('a full queue answers overloaded at once, with Retry-After', async (t) => {
   const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => farm.render(job(i))));
   const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason);

@@ -5,7 +5,7 @@
 // readback (edges.js).
 import * as THREE from 'three';
 import LAYOUT from '/skin-layout.js';
-import { TEXTURE_LIMIT } from '/page-settings.js';
+import { TEXTURE_BYTES } from '/page-settings.js';
 import { finishTile } from '/edges.js';
 
 // Colours are texel values, not colours to manage: what the skin says is what the PNG gets.
@@ -49,16 +49,28 @@ void main() {
 #endif
 }`;
 
-/** Opaque with holes (inner layer, cape), or blended (the outer layer, translucent as in the game). */
-function material(texture, blend) {
+/**
+ * Opaque with holes (inner layer, cape), or blended (the outer layer, translucent as in the game).
+ * Three materials in all, their texture switched per job: one per texture cost a program lookup
+ * and uniform setup for every new skin, and their disposal.
+ */
+function material(blend) {
   return new THREE.ShaderMaterial({
     vertexShader: VERTEX,
     fragmentShader: FRAGMENT,
-    uniforms: { map: { value: texture } },
+    uniforms: { map: { value: null } },
     defines: blend ? { BLEND: '' } : {},
     transparent: blend,
     premultipliedAlpha: true,
   });
+}
+const MATERIALS = { skin: material(false), outer: material(true), cape: material(false) };
+
+/** The material `name` drawing `texture` (each render uploads its uniforms afresh). */
+function materialFor(name, texture) {
+  const m = MATERIALS[name];
+  m.uniforms.map.value = texture;
+  return m;
 }
 
 // BoxGeometry face order: +x, -x, +y, -y, +z, -z. The figure faces +z, so +x is its left side.
@@ -147,13 +159,27 @@ function cached(key, build) {
   return value;
 }
 
+/** Base64 into `into`: natively from Chromium 140 (a system Chromium may be older). */
+function decode(base64, into) {
+  if (into.setFromBase64) into.setFromBase64(base64);
+  else into.set(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
+  return into;
+}
+
 function rgbaTexture(base64, width, height) {
-  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-  const texture = new THREE.DataTexture(bytes, width, height, THREE.RGBAFormat);
+  const texture = new THREE.DataTexture(decode(base64, new Uint8Array(width * height * 4)), width, height, THREE.RGBAFormat);
   texture.magFilter = THREE.NearestFilter;
   texture.minFilter = THREE.NearestFilter;
   texture.generateMipmaps = false;
   texture.colorSpace = THREE.NoColorSpace;
+  texture.needsUpdate = true;
+  return texture;
+}
+
+/** Refills an evicted texture of the same size in place: three.js then updates its GL texture (texSubImage2D) instead of making one. */
+function refill(texture, base64) {
+  decode(base64, texture.image.data);
+  delete texture.userData.blank;
   texture.needsUpdate = true;
   return texture;
 }
@@ -324,17 +350,6 @@ function bodyPoints(outer, slim) {
   });
 }
 
-// Two materials per texture (opaque and blended), dropped with the texture.
-const materials = new Map();
-function materialFor(texture, blend = false) {
-  let m = materials.get(texture);
-  if (!m) {
-    m = [material(texture, false), material(texture, true)];
-    materials.set(texture, m);
-  }
-  return m[blend ? 1 : 0];
-}
-
 // One scene and one camera, refilled per job: three.js keeps render lists and states per scene,
 // so a new scene per job would rebuild them every time.
 const scene = new THREE.Scene();
@@ -346,17 +361,17 @@ function buildScene(job, skinTexture, capeTexture, towardsViewer) {
   const whole = job.kind === 'render' || job.kind === 'body';
   const names = whole ? WHOLE : HEAD_ONLY;
   const pose = job.kind === 'render' ? job.pose ?? 'standing' : 'standing';
-  scene.add(new THREE.Mesh(layerGeometry(names, 'inner', job.slim, pose), materialFor(skinTexture)));
+  scene.add(new THREE.Mesh(layerGeometry(names, 'inner', job.slim, pose), materialFor('skin', skinTexture)));
   if (job.outer) {
     const geometry = layerGeometry(names, 'outer', job.slim, pose);
     sortBackToFront(geometry, towardsViewer);
-    const outer = new THREE.Mesh(geometry, materialFor(skinTexture, true));
+    const outer = new THREE.Mesh(geometry, materialFor('outer', skinTexture));
     outer.renderOrder = 1;
     scene.add(outer);
   }
   if (capeTexture && whole && !blankCape(capeTexture)) {
     const geometry = cached('cape', () => texturedBox(LAYOUT.cape.size, LAYOUT.cape.faces, 64, 32, 0));
-    const cape = new THREE.Mesh(geometry, materialFor(capeTexture));
+    const cape = new THREE.Mesh(geometry, materialFor('cape', capeTexture));
     cape.matrixAutoUpdate = false;
     cape.matrix.copy(cached(`cape:${pose}`, () => capeMatrix(pose)));
     scene.add(cape);
@@ -390,9 +405,11 @@ function fitCamera(job, target, width, height) {
   camera.updateProjectionMatrix();
 }
 
-// Textures by key, least recently used first. The worker mirrors this map (PageTextures in
-// render-worker.ts) and sends a texture's bytes only when the page lacks it.
+// Textures by key, least recently used first, and their bytes in all. The worker mirrors this
+// map (PageTextures in render-worker.ts) and sends a texture's bytes only when the page lacks it.
 const textures = new Map();
+let textureBytes = 0;
+const bytesOf = (t) => t.image.width * t.image.height * 4;
 
 /** A texture the batch has taken in. */
 function texture({ key }) {
@@ -402,29 +419,50 @@ function texture({ key }) {
 }
 
 /**
- * Takes in a batch's textures in job order (new ones from their bytes, known ones moved to the
- * newest end), then drops the least recently used beyond TEXTURE_LIMIT: a batch never loses a
- * texture it is about to draw. One that is neither here nor sent fails its own job only.
+ * Takes in a batch's textures in job order (new ones sent with their bytes, known ones moved to
+ * the newest end), then drops the least recently used beyond TEXTURE_BYTES: a batch never loses a
+ * texture it is about to draw. New textures are made last, from the dropped ones of their size
+ * where there are any (refilled in place); the rest are disposed. One that is neither here nor
+ * sent fails its own job only.
  */
 function takeIn(jobs) {
+  const fresh = [];
   for (const job of jobs) {
     for (const wanted of job.cape ? [job.skin, job.cape] : [job.skin]) {
       const known = textures.get(wanted.key);
-      if (known) {
+      if (known !== undefined) {
         textures.delete(wanted.key);
         textures.set(wanted.key, known);
       } else if (wanted.base64) {
-        textures.set(wanted.key, rgbaTexture(wanted.base64, wanted.width, wanted.height));
+        textures.set(wanted.key, null);
+        textureBytes += wanted.width * wanted.height * 4;
+        fresh.push(wanted);
       }
     }
   }
-  while (textures.size > TEXTURE_LIMIT) {
-    const [oldKey, old] = textures.entries().next().value;
-    materials.get(old)?.forEach((m) => m.dispose());
-    materials.delete(old);
-    old.dispose();
-    textures.delete(oldKey);
+  const dropped = [];
+  for (const [key, old] of textures) {
+    if (textureBytes <= TEXTURE_BYTES) break;
+    textures.delete(key);
+    if (old) {
+      textureBytes -= bytesOf(old);
+      dropped.push(old);
+    } else {
+      // Sent in this very batch and dropped already (a batch larger than the bound): never made.
+      const sent = fresh.find((f) => f.key === key);
+      textureBytes -= sent.width * sent.height * 4;
+      fresh.splice(fresh.indexOf(sent), 1);
+    }
   }
+  for (const wanted of fresh) {
+    const spare = dropped.findIndex((t) => t.image.width === wanted.width && t.image.height === wanted.height);
+    const made = spare >= 0 ? refill(dropped.splice(spare, 1)[0], wanted.base64) : rgbaTexture(wanted.base64, wanted.width, wanted.height);
+    textures.set(wanted.key, made);
+    // Uploaded now, before the frame's first draw: an upload between two tiles' draws
+    // interrupts the frame (ANGLE ends and restarts its render pass).
+    renderer.initTexture(made);
+  }
+  for (const old of dropped) old.dispose();
 }
 
 function outputSize(job) {
@@ -433,6 +471,8 @@ function outputSize(job) {
 
 /** Draws one job into the tile whose lower-left corner is (x, y) of the canvas. */
 function drawTile(job, x, y) {
+  // Tests only (RenderFarmConfig.testHooks): a page that never answers.
+  if (job.hang) for (;;);
   const skin = texture(job.skin);
   const cape = job.cape ? texture(job.cape) : null;
   const { width, height } = outputSize(job);
@@ -453,6 +493,21 @@ function drawTile(job, x, y) {
   renderer.setClearColor(0x000000, 0);
   renderer.render(scene, camera);
 }
+
+// The frame's and a tile's pixels, kept from batch to batch: new ones per batch (half a MB and
+// more) were garbage that grew the page's heap by hundreds of MB before V8 collected it.
+const readback = {
+  frameBytes: new Uint8Array(0),
+  tile: null,
+  frame(length) {
+    if (this.frameBytes.length !== length) this.frameBytes = new Uint8Array(length);
+    return this.frameBytes;
+  },
+  image(width, height) {
+    if (this.tile?.width !== width || this.tile?.height !== height) this.tile = encoder.createImageData(width, height);
+    return this.tile;
+  },
+};
 
 // PNGs are encoded from a CPU-backed 2D canvas: no GPU readback per image.
 const encoder = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
@@ -478,14 +533,14 @@ function renderGroup(jobs) {
     }
   });
   const gl = renderer.getContext();
-  const frame = new Uint8Array(canvas.width * canvas.height * 4);
+  const frame = readback.frame(canvas.width * canvas.height * 4);
   gl.readPixels(0, 0, canvas.width, canvas.height, gl.RGBA, gl.UNSIGNED_BYTE, frame);
   // Setting a canvas's size clears and reallocates it even when the size is unchanged.
   if (encoder.canvas.width !== width || encoder.canvas.height !== height) {
     encoder.canvas.width = width;
     encoder.canvas.height = height;
   }
-  const image = encoder.createImageData(width, height);
+  const image = readback.image(width, height);
   return answers.map((answer, i) => {
     if (answer) return answer;
     const left = (i % cols) * width;
@@ -502,7 +557,12 @@ function renderGroup(jobs) {
   });
 }
 
-/** Renders jobs (grouped by output size); each answer is a PNG data URL or {error}, in order. */
+/**
+ * Renders jobs (grouped by output size); each answer is a PNG data URL or {error}, in order.
+ * A texture's bytes come as base64 in the call, and only when the page lacks it. (Sent instead as
+ * one binary body the page fetched, they cost the worker and the browser about 0.5 ms more a
+ * texture, and saved the page under 0.1 ms.)
+ */
 window.renderJobs = (jobs) => {
   takeIn(jobs);
   const answers = new Array(jobs.length);
@@ -519,6 +579,16 @@ window.renderJobs = (jobs) => {
   }
   return answers;
 };
+
+/** What the page holds, for the farm's memory checks and tests. */
+window.pageMemory = () => ({
+  textures: textures.size,
+  textureBytes,
+  glTextures: renderer.info.memory.textures,
+  glGeometries: renderer.info.memory.geometries,
+  // Shader programs compiled: a new skin must not add one.
+  glPrograms: renderer.info.programs.length,
+});
 
 window.webglInfo = () => {
   const gl = renderer.getContext();

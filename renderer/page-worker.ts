@@ -1,0 +1,49 @@
+// The main thread's handle on one page: a Piscina of one thread (render-worker.ts), so the farm
+// picks the page and Piscina carries the tasks, errors and exits. A task whose signal aborts
+// makes Piscina end the thread at once (a page stuck in a frame cannot be interrupted from its
+// own thread), which fails the other task it held; the pool then starts a fresh thread, whose
+// next task opens a fresh page.
+import { Piscina } from 'piscina';
+import type { WorkerResult, WorkerTask } from './jobs.ts';
+
+/** What a worker thread posts besides task results (Piscina re-emits it on the pool): the target id of a page it opened. */
+export interface OpenedMessage { opened: string }
+
+export class PageWorker {
+  private readonly pool: Piscina<WorkerTask, WorkerResult>;
+  /** The DevTools target id of the page the thread has open, so the farm can close a stuck one. */
+  targetId: string | null = null;
+  /** Pages its threads have opened, in all. */
+  opened = 0;
+
+  /** Page number `slot`, drawing up to `tasksAtOnce` batches at a time. */
+  constructor(slot: number, tasksAtOnce: number) {
+    this.pool = new Piscina<WorkerTask, WorkerResult>({
+      filename: new URL('./render-worker.ts', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: 1,
+      concurrentTasksPerWorker: tasksAtOnce,
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      workerData: { slot },
+      // Piscina's own balancer gives a thread running a task with a signal nothing more (its
+      // usage reads as Infinity), and every task here has one: this one fills the thread up to
+      // `tasksAtOnce` regardless.
+      loadBalancer: (_task, workers) => workers.find((w) => w.isRunningAbortableTask || w.currentUsage < tasksAtOnce) ?? null,
+    });
+    this.pool.on('message', (message: OpenedMessage) => {
+      this.targetId = message.opened;
+      this.opened += 1;
+    });
+    // A thread that failed with no task on it: Piscina has replaced it already, and the next task opens a new page.
+    this.pool.on('error', () => {});
+  }
+
+  run(task: WorkerTask, signal?: AbortSignal): Promise<WorkerResult> {
+    return this.pool.run(task, { signal });
+  }
+
+  /** Ends the thread for good (its page stays in the browser: the farm closes the browsers). */
+  terminate(): Promise<void> {
+    return this.pool.destroy();
+  }
+}
