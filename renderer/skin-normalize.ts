@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { RenderError } from './errors.ts';
+import { decodeSimplePng } from './png-decode.ts';
 import { MAX_SKIN_BYTES } from '../shared/skin-layout.ts';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -35,6 +36,8 @@ const invalid = (en: string, zh: string, cause?: unknown) => new RenderError('in
 async function decode(png: Buffer, what: TextureName): Promise<{ data: Buffer; width: number; height: number }> {
   if (png.length > MAX_SKIN_BYTES) throw invalid(`the ${what.en} is larger than 2 MB`, `${what.zh} 超过 2 MB`);
   if (!png.subarray(0, 8).equals(PNG_SIGNATURE)) throw invalid(`the ${what.en} is not a PNG`, `${what.zh} 不是 PNG`);
+  const simple = decodeSimplePng(png, MAX_SIDE);
+  if (simple) return simple;
   try {
     const { data, info } = await sharp(png, { limitInputPixels: MAX_SIDE * MAX_SIDE }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height };
