@@ -103,7 +103,7 @@ export class RenderFarm {
     this.log = log;
     this.browsers = browsers;
     // Page number `slot` lives in browser slot % browsers.
-    this.pages = Array.from({ length: config.workers }, (_, slot) => ({ batches: 0, slot, worker: new PageWorker(slot, BATCHES_PER_PAGE) }));
+    this.pages = Array.from({ length: config.workers }, (_, slot) => ({ batches: 0, slot, worker: new PageWorker(slot, BATCHES_PER_PAGE, (targetId) => this.closeTarget(slot, targetId)) }));
     const [first] = browsers;
     this.infoCache = { browserVersion: '', webglRenderer: '', gpu: first.gpu, executable: first.resolved.executablePath, browsers: browsers.length };
     for (const browser of browsers) this.watch(browser);
@@ -285,8 +285,12 @@ export class RenderFarm {
    * core and memory. The thread that comes next opens a new page.
    */
   private closeStuck(page: PageSlot): void {
-    const { targetId } = page.worker;
-    if (targetId) void this.browsers[page.slot % this.browsers.length].closeTarget(targetId);
+    if (page.worker.targetId) this.closeTarget(page.slot, page.worker.targetId);
+  }
+
+  /** Closes a page (closing one already closed is a no-op). */
+  private closeTarget(slot: number, targetId: string): void {
+    void this.browsers[slot % this.browsers.length]?.closeTarget(targetId);
   }
 
   private watch(browser: LaunchedBrowser): void {

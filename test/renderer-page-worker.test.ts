@@ -10,9 +10,10 @@ import { createLogger } from '../shared/log.ts';
 
 const isPng = (b: Uint8Array) => Buffer.from(b).subarray(1, 4).equals(Buffer.from('PNG'));
 
-test('an aborted task ends its thread, failing the other batch it held; the next task gets a fresh thread and page', async (t) => {
+test('an aborted task ends its thread, failing the other batch it held; the next task gets a fresh thread and page, and the old page is handed back', async (t) => {
   const browser = await launchBrowser(null, 'off', createLogger('warn', {}, () => {}));
-  const worker = new PageWorker(0, 2);
+  const orphaned: string[] = [];
+  const worker = new PageWorker(0, 2, (targetId) => orphaned.push(targetId));
   try {
     const skin = await normalizeSkin(await drawSkin({}));
     const job = toWireJob({ kind: 'render', skin, slim: false, size: 64, yaw: 20, pitch: 10, shadow: true, outer: true, bg: null });
@@ -31,12 +32,12 @@ test('an aborted task ends its thread, failing the other batch it held; the next
     timer.abort(new Error('the job timed out'));
     await t.throwsAsync(stuck, { name: 'AbortError' });
     await t.throwsAsync(other, { message: /Terminating worker thread/ });
-    await browser.closeTarget(first!);
 
     const { images } = await worker.run(task([job]), new AbortController().signal);
     t.true(isPng(images![0] as Uint8Array));
     t.is(worker.opened, 2, 'a fresh thread opened a fresh page');
     t.not(worker.targetId, first);
+    t.deepEqual(orphaned, [first], 'the page the ended thread left behind is handed back to be closed');
   } finally {
     await worker.terminate();
     await browser.close();
