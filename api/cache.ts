@@ -75,12 +75,25 @@ export class LruMap<V> extends Map<string, V> {
     const size = sizeOf(value) + key.length;
     this.meta.set(key, { size, tick: ++this.sets });
     this.bytes += size;
+    this.evict();
+    return this;
+  }
+
+  /** Gives an entry the size its value turned out to have (a promise that has settled). */
+  resize(key: string, size: number): void {
+    const meta = this.meta.get(key);
+    if (!meta) return;
+    this.bytes += size + key.length - meta.size;
+    meta.size = size + key.length;
+    this.evict();
+  }
+
+  private evict(): void {
     while (this.size > this.limit || this.bytes > this.maxBytes) {
       const oldest = this.keys().next();
       if (oldest.done) break;
       this.delete(oldest.value);
     }
-    return this;
   }
 }
 

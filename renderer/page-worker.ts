@@ -29,10 +29,9 @@ export class PageWorker {
       concurrentTasksPerWorker: tasksAtOnce,
       idleTimeout: Number.MAX_SAFE_INTEGER,
       workerData: { slot },
-      // A thread's heap grew to ~250 MB under cold renders and was not collected; bounded, V8
-      // collects sooner (bench:memory, 1.5 min: API process 1,449 -> 1,119 MB PSS). At 64 MB a
-      // thread ran out of memory under 512 px batches.
-      resourceLimits: { maxOldGenerationSizeMb: 160, maxYoungGenerationSizeMb: 16 },
+      // A guard, not a budget: a thread holds a few MB (its texture mirror, a batch in flight).
+      // Reaching it ends the thread; its batches are retried once and its page is closed.
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 },
       // Piscina's own balancer gives a thread running a task with a signal nothing more (its
       // usage reads as Infinity), and every task here has one: this one fills the thread up to
       // `tasksAtOnce` regardless.

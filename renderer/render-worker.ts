@@ -99,8 +99,10 @@ interface PageState {
   window: string;
   /** Which opening this is: a failure reported late by an older page must not drop a newer one. */
   generation: number;
-  /** Rejects when the page crashes: CDP calls to a crashed page never answer, so they race this. */
-  crashed: Promise<never>;
+  /** Why the page crashed, once it has; CDP calls to a crashed page never answer. */
+  crash: Error | null;
+  /** The reject of every call waiting on the page, failed at once by a crash. */
+  waiting: Set<(error: Error) => void>;
   /** Batches on this page now, and since its last memory reading. */
   busy: number; batches: number;
   /** Its memory passed the bound: it is replaced when no batch is on it. */
@@ -139,9 +141,25 @@ async function loadScene(browser: Browser, page: Page, cdp: CDPSession): Promise
   await page.waitForFunction('window.sceneReady === true', { timeout: 60_000 });
   await cdp.send('Performance.enable');
   const { result } = await cdp.send('Runtime.evaluate', { expression: 'window' });
-  const crashed = new Promise<never>((_, reject) => page.once('error', reject));
-  crashed.catch(() => {});
-  return { browser, page, cdp, window: result.objectId!, textures: new PageTextures(), crashed, busy: 0, batches: 0, worn: false };
+  const state = { browser, page, cdp, window: result.objectId!, textures: new PageTextures(), crash: null as Error | null, waiting: new Set<(error: Error) => void>(), busy: 0, batches: 0, worn: false };
+  page.once('error', (error) => {
+    state.crash = error;
+    for (const reject of state.waiting) reject(error);
+  });
+  return state;
+}
+
+/**
+ * `work`, or the page's crash if that comes first. Not Promise.race against one promise that
+ * lives as long as the page: each race left a reaction on it that held the race's result (a
+ * batch's images) until the page closed, and the thread's heap grew by every reply.
+ */
+function unlessCrashed<T>(current: PageState, work: Promise<T>): Promise<T> {
+  if (current.crash) return Promise.reject(current.crash);
+  return new Promise<T>((resolve, reject) => {
+    current.waiting.add(reject);
+    work.then(resolve, reject).finally(() => current.waiting.delete(reject));
+  });
 }
 
 /**
@@ -176,12 +194,12 @@ async function takePage(endpoint: string): Promise<PageState> {
 async function call(current: PageState, name: string, ...args: unknown[]): Promise<unknown> {
   current.busy += 1;
   try {
-    const reply = await Promise.race([current.cdp.send('Runtime.callFunctionOn', {
+    const reply = await unlessCrashed(current, current.cdp.send('Runtime.callFunctionOn', {
       objectId: current.window,
       functionDeclaration: `function (...args) { return this.${name}(...args); }`,
       arguments: args.map((value) => ({ value })),
       returnByValue: true,
-    }), current.crashed]);
+    }));
     if (reply.exceptionDetails) throw new Error(reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text);
     return reply.result.value;
   } finally {
@@ -200,8 +218,8 @@ async function checkMemory(current: PageState, limit: number): Promise<void> {
 
 /** What the page holds; its JS heap after a full collection, so garbage not yet collected does not count. */
 async function pageMemory(current: PageState): Promise<PageMemory> {
-  await Promise.race([current.cdp.send('HeapProfiler.collectGarbage'), current.crashed]);
-  const { metrics } = await Promise.race([current.cdp.send('Performance.getMetrics'), current.crashed]);
+  await unlessCrashed(current, current.cdp.send('HeapProfiler.collectGarbage'));
+  const { metrics } = await unlessCrashed(current, current.cdp.send('Performance.getMetrics'));
   const counts = (await call(current, 'pageMemory')) as Omit<PageMemory, 'jsHeapBytes'>;
   return { jsHeapBytes: metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0, ...counts };
 }

@@ -32,6 +32,21 @@ test('LruMap counts bytes of what it holds', (t) => {
   t.is(map.bytes, 0);
 });
 
+test('LruMap entries whose size is known later (decoded-texture promises) count once resized, and the bound holds', async (t) => {
+  const map = new LruMap<Promise<{ data: Buffer }>>(512, 64 * 1024);
+  for (let i = 0; i < 20; i += 1) {
+    const key = `hash${i}`;
+    const pending = Promise.resolve({ data: Buffer.alloc(16 * 1024) });
+    map.set(key, pending);
+    map.resize(key, (await pending).data.length);
+    t.true(map.bytes <= 64 * 1024, `after ${i + 1}: ${map.bytes} bytes`);
+  }
+  t.is(map.size, 3, 'three 16 KiB textures and their keys fit in 64 KiB');
+  t.true(map.has('hash19') && map.has('hash17') && !map.has('hash16'));
+  map.resize('gone', 1_000_000);
+  t.is(map.size, 3, 'resizing a key that is not held changes nothing');
+});
+
 test('LruMap keeps its byte bound: the oldest go first, an entry larger than the bound is not kept', (t) => {
   const map = new LruMap<Buffer>(1000, 1000);
   for (let i = 0; i < 50; i += 1) {

@@ -50,8 +50,9 @@ export class ImageRenderer {
   private readonly renders: ReadThrough<Buffer>;
   private readonly farm: () => RenderFarm | null;
   /** Decoded skins and capes by texture hash: a cold render of known textures skips the PNG decode. */
-  private readonly decodedSkins = new LruMap<Promise<NormalizedSkin>>(512);
-  private readonly decodedCapes = new LruMap<Promise<NormalizedCape>>(256);
+  // Bounded in bytes too: an HD skin decodes to up to 4 MiB (512 of them were 2 GiB).
+  private readonly decodedSkins = new LruMap<Promise<NormalizedSkin>>(512, 32 * 1024 * 1024);
+  private readonly decodedCapes = new LruMap<Promise<NormalizedCape>>(256, 8 * 1024 * 1024);
 
   constructor(textures: TextureStore, cache: Cache, farm: () => RenderFarm | null, lock: RenderLock) {
     this.textures = textures;
@@ -109,12 +110,13 @@ export class ImageRenderer {
   }
 
   /** A texture's decoded form, remembered by hash (failures are forgotten so they can be retried). */
-  private decode<T>(memo: LruMap<Promise<T>>, url: string, hash: string, normalize: (png: Buffer) => Promise<T>): Promise<T> {
+  private decode<T extends { data: Buffer }>(memo: LruMap<Promise<T>>, url: string, hash: string, normalize: (png: Buffer) => Promise<T>): Promise<T> {
     let decoded = memo.get(hash);
     if (!decoded) {
-      decoded = this.textures.get(url).then((texture) => normalize(texture.png));
-      memo.set(hash, decoded);
-      decoded.catch(() => memo.delete(hash));
+      const pending = this.textures.get(url).then((texture) => normalize(texture.png));
+      memo.set(hash, pending);
+      pending.then((texture) => memo.resize(hash, texture.data.length), () => memo.delete(hash));
+      decoded = pending;
     }
     return decoded;
   }
