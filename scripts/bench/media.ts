@@ -4,10 +4,8 @@
 //   node scripts/bench/media.ts [--files 100000] [--seconds 5] [--concurrency 32]
 //   (node --expose-gc ... measures the index heap after garbage collection)
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -16,6 +14,7 @@ import { Library } from '../../api/media/library.ts';
 import { LibraryScanner } from '../../api/media/scanner.ts';
 import { tinyMp4, tinyWebm } from '../../api/media/tiny-video.ts';
 import { silentLogger } from '../../shared/log.ts';
+import { freePort } from './service.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: args } = parseArgs({
@@ -99,15 +98,6 @@ function pickBench(library: Library) {
   const ms = performance.now() - started;
   if (found === 0) throw new Error('picks found nothing');
   return { rounds, ms };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** The real service in its own process, logging at the default level (to /dev/null). */

@@ -24,6 +24,7 @@ import { LocalIndexSource } from '../../api/search/sources/local.ts';
 import type { TypedValue } from '../../api/search/types.ts';
 import { parseQuery } from '../../api/search/detect.ts';
 import { silentLogger } from '../../shared/log.ts';
+import { freePort } from './service.ts';
 import { seededRandom, syntheticRecords, writeSyntheticData } from '../search-data.ts';
 import { DEFAULT_REGION } from '../../api/search/values/phone.ts';
 
@@ -102,14 +103,6 @@ async function functionLevel(dataFile: string, queries: TypedValue[]) {
     main: main.perSecond,
     cross: cross.perSecond,
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  return port;
 }
 
 async function startRedis(): Promise<{ url: string; child: ChildProcess } | null> {

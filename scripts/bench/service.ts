@@ -26,11 +26,13 @@ export function assertLoopback(url: string): void {
   if (!['127.0.0.1', 'localhost', '[::1]', '::1'].includes(host)) throw new Error(`refusing to load ${host}: loopback only`);
 }
 
-async function freePort(): Promise<number> {
+/** A port free on loopback now (the benchmarks start their servers on it). */
+export async function freePort(): Promise<number> {
   const server = net.createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as net.AddressInfo;
   server.close();
+  await once(server, 'close');
   return port;
 }
 
