@@ -12,6 +12,7 @@
 // 3-12% more than two pages sharing one on two cores (docs/benchmarks.md), and a crash takes
 // down half the pages instead of all. With a GPU, pages share one browser.
 import { RenderError, RenderFarmConfigError } from './errors.ts';
+import { ownBytes } from '../shared/own-bytes.ts';
 import type { Logger } from '../shared/log.ts';
 import { launchBrowser, wantsGpu, type GpuMode, type LaunchedBrowser } from './browser.ts';
 import { toWireJob, type PageMemory, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
@@ -272,7 +273,7 @@ export class RenderFarm {
     } else {
       batch.forEach((pending, i) => {
         const image = images[i];
-        if (image && !('error' in image)) this.settle(pending, Buffer.from(image.buffer, image.byteOffset, image.byteLength));
+        if (image && !('error' in image)) this.settle(pending, ownBytes(image));
         else this.settle(pending, new RenderError('failed', image && 'error' in image ? image.error.slice(0, 120) : 'no image'));
       });
     }

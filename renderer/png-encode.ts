@@ -3,6 +3,7 @@
 // zeros: run-length deflate packs them in microseconds, where a sharp pipeline costs about one
 // millisecond to set up.
 import zlib from 'node:zlib';
+import { ownBytes } from '../shared/own-bytes.ts';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -48,5 +49,5 @@ export function encodePng(scanlines: Buffer, width: number, height: number, pale
     if (keep > 0) chunks.push(chunk('tRNS', alpha.subarray(0, keep)));
   }
   chunks.push(chunk('IDAT', zlib.deflateSync(scanlines, OPTIONS)), chunk('IEND', Buffer.alloc(0)));
-  return Buffer.concat(chunks);
+  return ownBytes(Buffer.concat(chunks));
 }

@@ -1,5 +1,6 @@
 // The textures property: decoding, and downloading texture files only from allow-listed hosts.
 import { ApiError } from '../../shared/errors.ts';
+import { ownBytes } from '../../shared/own-bytes.ts';
 import type { RawProfile, TexturesPayload } from './types.ts';
 import type { UpstreamClient } from './upstream/client.ts';
 
@@ -77,6 +78,6 @@ export class TextureFetcher {
     const response = await this.client.download(url.href, this.maxBytes);
     if (response.status !== 200) throw this.client.malformed(`texture status ${response.status}`);
     if (!response.body.subarray(0, 8).equals(PNG_SIGNATURE)) throw this.client.malformed('texture is not a PNG');
-    return response.body;
+    return ownBytes(response.body);
   }
 }
