@@ -5,6 +5,7 @@
 import test from 'ava';
 import { redisUnavailableReason, startRedis } from './helpers/redis.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
+import { startInOneWindow } from './helpers/rate-window.ts';
 
 let h: SkinsHarness;
 test.before(async () => {
@@ -146,6 +147,7 @@ const noRedis = redisUnavailableReason();
   const [a, b] = [await startSkins({ TRUST_PROXY: 'true', REDIS_URL: redis.url }), await startSkins({ TRUST_PROXY: 'true', REDIS_URL: redis.url })];
   try {
     const remaining = async (on: SkinsHarness, path: string) => Number((await on.get(path, from('203.0.113.9'))).headers.get('x-ratelimit-remaining'));
+    await startInOneWindow(5_000);
     t.is(await remaining(a, '/v1/avatar/gen_8/128'), 239);
     t.is(await remaining(a, '/v1/avatar/gen_8/128'), 238);
     t.is(await remaining(a, '/v1/avatar/gen%5F8/128'), 237);

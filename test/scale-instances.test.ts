@@ -4,6 +4,7 @@ import test from 'ava';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
 import { redisUnavailableReason, startRedis, type TestRedis } from './helpers/redis.ts';
 import { call, startApp, type RunningApp } from './helpers/service.ts';
+import { startInOneWindow } from './helpers/rate-window.ts';
 
 const skip = redisUnavailableReason();
 if (skip) console.log(skip);
@@ -33,9 +34,7 @@ test.after.always(async () => {
 
 maybe('the rate limit is shared: 120 in total per window across both instances', async (t) => {
   const headers = { 'x-forwarded-for': '203.0.113.77' };
-  // Windows are 60 s, aligned to the clock: start the burst in a fresh one if this one is ending.
-  const leftMs = 60_000 - (Date.now() % 60_000);
-  if (leftMs < 15_000) await new Promise((resolve) => setTimeout(resolve, leftMs + 100));
+  await startInOneWindow();
   const results = await Promise.all(Array.from({ length: 140 }, (_, i) => call(`${(i % 2 ? a : b).urls.skins}/v1/decode?value=e30=`, { headers })));
   t.is(new Set(results.map((r) => r.headers.get('x-ratelimit-reset'))).size, 1, 'one window');
   t.is(results.filter((r) => r.status === 200).length, 120);
