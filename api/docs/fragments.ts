@@ -2,7 +2,7 @@
 // redirect), the shared headers and security requirements, and the `pretty` switch every JSON
 // route takes. Plain data, so a route table can import it without importing the document.
 import { flag } from '../http/params.ts';
-import { IMAGE_MAX_AGE } from '../skins/image-response.ts';
+import { IMAGE_CACHE_CONTROL } from '../skins/image-response.ts';
 import type { Response, SecurityRequirement } from './openapi.ts';
 import { envelope, ref, type Schema } from './schemas.ts';
 
@@ -14,7 +14,7 @@ export const HEADERS = {
   'X-RateLimit-Reset': header('Unix time when the window ends', { type: 'integer' }),
   'Retry-After': header('seconds to wait', { type: 'integer' }),
   ETag: header('from the texture hash and the normalised options (If-None-Match answers 304)'),
-  'Cache-Control': header(`public, max-age=${IMAGE_MAX_AGE}, immutable`),
+  'Cache-Control': header(IMAGE_CACHE_CONTROL),
   'X-Cache': header('HIT, MISS or STALE', { type: 'string', enum: ['HIT', 'MISS', 'STALE'] }),
   Location: header('where to go'),
   Allow: header('the methods this path answers'),

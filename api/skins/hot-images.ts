@@ -9,18 +9,16 @@ import type { Context } from 'koa';
 import { LruMap, type CacheNamespace } from '../cache.ts';
 import { FastReplies, type FastRequest } from '../http/fast-reply.ts';
 import { handOverCounted, rateLimitHeaders } from '../http/rate-limit.ts';
-import { imageOptions, imageParams, type ImageKind, type ImageOptions } from './image-params.ts';
+import { IMAGE_KINDS, imageOptions, imageParams, type ImageKind, type ImageOptions } from './image-params.ts';
 import { readParams } from '../http/params.ts';
-import { IMAGE_EXPOSED, IMAGE_MAX_AGE, etagMatches } from './image-response.ts';
+import { IMAGE_CACHE_CONTROL, IMAGE_EXPOSED, etagMatches } from './image-response.ts';
 import { routeGroup } from '../metrics.ts';
 import { RATE_GROUPS, source as sourceParam } from './route-params.ts';
 import type { SkinsService } from './service.ts';
 import type { RawProfile, SourceParam } from './types.ts';
 
 /** The image routes' paths, for names and UUIDs that need no decoding (others go to Koa). */
-const IMAGE_PATH = /^\/v1\/(avatar|head|body|render|cube)\/([A-Za-z0-9_-]{1,64})(?:\/(\d{1,3}))?$/;
-
-const CACHE_CONTROL = `public, max-age=${IMAGE_MAX_AGE}, immutable`;
+const IMAGE_PATH = new RegExp(`^/v1/(${IMAGE_KINDS.join('|')})/([A-Za-z0-9_-]{1,64})(?:/(\\d{1,3}))?$`);
 
 interface Parsed {
   path: string; group: string; name: string; options: ImageOptions; source: SourceParam;
@@ -90,7 +88,7 @@ export function hotImages(service: SkinsService, fallback: RequestListener): Req
     const limits = rateLimitHeaders(outcome);
     const headers = [
       'Access-Control-Expose-Headers', IMAGE_EXPOSED, 'X-RateLimit-Limit', limits['X-RateLimit-Limit'], 'X-RateLimit-Remaining', limits['X-RateLimit-Remaining'], 'X-RateLimit-Reset', limits['X-RateLimit-Reset'],
-      'ETag', hit.etag, 'Cache-Control', CACHE_CONTROL,
+      'ETag', hit.etag, 'Cache-Control', IMAGE_CACHE_CONTROL,
     ];
     if (!hit.png) return replies.send(req, res, hit.request, 304, [...headers, 'X-Cache', 'HIT'], null);
     replies.send(req, res, hit.request, 200, [...headers, 'Content-Type', 'image/png', 'X-Cache', 'HIT', 'Content-Length', String(hit.png.length)], hit.png);

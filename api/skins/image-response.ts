@@ -5,7 +5,9 @@ import { LruMap } from '../cache.ts';
 import type { CacheState } from './types.ts';
 
 /** Browsers and CDNs may keep a player-addressed image as long as the profile cache does. */
-export const IMAGE_MAX_AGE = 300;
+const IMAGE_MAX_AGE = 300;
+/** Cache-Control of every image reply (Koa's and the hot path's), and the docs' description of it. */
+export const IMAGE_CACHE_CONTROL = `public, max-age=${IMAGE_MAX_AGE}, immutable`;
 
 const etags = new LruMap<string>(20_000);
 
@@ -34,7 +36,7 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
 /** True (and a 304 set) when the client already holds this ETag. */
 export function notModified(ctx: Context, etag: string): boolean {
   ctx.set('ETag', etag);
-  ctx.set('Cache-Control', `public, max-age=${IMAGE_MAX_AGE}, immutable`);
+  ctx.set('Cache-Control', IMAGE_CACHE_CONTROL);
   if (!etagMatches(ctx.get('If-None-Match'), etag)) return false;
   ctx.set('Access-Control-Expose-Headers', IMAGE_EXPOSED);
   ctx.status = 304;
@@ -48,7 +50,7 @@ export function sendPng(ctx: Context, reply: PngReply): void {
   ctx.status = 200;
   ctx.type = 'image/png';
   ctx.set('ETag', reply.etag);
-  ctx.set('Cache-Control', `public, max-age=${IMAGE_MAX_AGE}, immutable`);
+  ctx.set('Cache-Control', IMAGE_CACHE_CONTROL);
   ctx.set('X-Cache', reply.cache);
   ctx.set('Access-Control-Expose-Headers', reply.download ? `${IMAGE_EXPOSED}, Content-Disposition` : IMAGE_EXPOSED);
   if (reply.download) ctx.attachment(reply.download);
