@@ -27,12 +27,3 @@ export function queryParam(ctx: Context, name: string): string | undefined {
   const value = Array.isArray(raw) ? raw[0] : raw;
   return value === undefined || value === '' ? undefined : value;
 }
-
-/** A 0/1 (or false/true) query parameter; anything else is bad_request. */
-export function queryFlag(ctx: Context, name: string, fallback: boolean): boolean {
-  const raw = queryParam(ctx, name);
-  if (raw === undefined) return fallback;
-  if (raw === '1' || raw === 'true') return true;
-  if (raw === '0' || raw === 'false') return false;
-  throw new ApiError('bad_request', { detail: { zh: `${name} 只能是 0 或 1`, en: `${name} must be 0 or 1` } });
-}

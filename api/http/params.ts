@@ -69,7 +69,7 @@ function readNumber(name: string, schema: Schema, raw: string): number {
 }
 
 /** One value by its schema: a 0/1 switch, a bounded plain decimal, one of an enum, or text. */
-export function readValue(p: Param, raw: string): unknown {
+function readValue(p: Param, raw: string): unknown {
   if (p.read) return p.read(raw);
   const { schema, name } = p;
   if (isFlag(schema)) {

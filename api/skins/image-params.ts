@@ -18,7 +18,7 @@ export interface ImageOptions extends ViewOptions {
   pose: PoseName;
 }
 
-export const SIZE_RANGE = { min: 8, max: 512 } as const;
+const SIZE_RANGE = { min: 8, max: 512 } as const;
 
 function color(raw: string): string | null {
   if (raw === 'transparent') return null;
