@@ -3,7 +3,7 @@
 FROM debian:bookworm-slim
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium fonts-dejavu-core ca-certificates nodejs npm \
+ && apt-get install -y --no-install-recommends chromium fonts-dejavu-core ca-certificates nodejs npm libjemalloc2 \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -25,6 +25,10 @@ export interface Config {
   accessLog: boolean;
   /** Mean event-loop lag (ms) above which requests are shed with 503 (0 = never). */
   maxLagMs: number;
+  /** Seconds without a request after which memory is given back (caches kept; 0 = never). */
+  idleTrimSeconds: number;
+  /** `auto`: jemalloc when installed (Linux), else the C library's malloc; `system`: always the latter. */
+  memoryAllocator: 'auto' | 'system';
   /** Which peers' X-Forwarded-* headers count (false, a hop count, proxy addresses, or all). */
   trustProxy: TrustProxy;
   official: { enabled: boolean; apiUrl: string; servicesUrl: string; sessionUrl: string };
@@ -211,6 +215,9 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(),
     accessLog: bool('ACCESS_LOG', true),
     maxLagMs: int('MAX_EVENT_LOOP_LAG_MS', 250, 0, 60_000),
+    idleTrimSeconds: int('IDLE_TRIM_SECONDS', 15, 0, 86_400),
+    // Acted on before the configuration is read (shared/allocator.ts); checked here so a typo fails.
+    memoryAllocator: oneOf('MEMORY_ALLOCATOR', 'auto', ['auto', 'system'] as const),
     official: {
       enabled: bool('OFFICIAL_ENABLED', true),
       apiUrl: url('OFFICIAL_API_URL', 'https://api.mojang.com'),

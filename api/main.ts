@@ -1,58 +1,6 @@
-// Entry point of `npm start`: configuration from the environment, then the services.
-import './v8-flags.ts';
-import { createLogger, defaultLogFormat } from '../shared/log.ts';
-import { banner } from './banner.ts';
-import { ConfigError, loadConfig } from './config.ts';
-import { startServices, type RunningServices } from './server.ts';
+// Entry point of `npm start`. Nothing else is loaded before the process has had the chance to
+// replace itself by the same command on jemalloc (shared/allocator.ts); then the service starts.
+import { runOnJemalloc } from '../shared/allocator.ts';
 
-// Before the configuration is read, LOG_FORMAT is taken as it is when it names a format.
-const bootLog = createLogger('info', {}, undefined, process.env.LOG_FORMAT === 'json' || process.env.LOG_FORMAT === 'pretty' ? process.env.LOG_FORMAT : defaultLogFormat());
-let config;
-try {
-  config = loadConfig();
-} catch (error) {
-  if (error instanceof ConfigError) {
-    bootLog.error(error.message, { problems: error.problems });
-    process.exit(78);
-  }
-  throw error;
-}
-const log = createLogger(config.logLevel, {}, undefined, config.logFormat);
-if (!config.sessionSecret) log.warn('SESSION_SECRET is not set: sessions are signed with a random key and end at restart');
-
-/** A stop that takes longer than this (grace for requests, then closing) is cut short. */
-const STOP_DEADLINE_MS = 30_000;
-
-// Signals are handled from the first moment: one during start-up stops it, and the start closes
-// what it had started. Browsers cannot outlive this process anyway (renderer/browser.ts), but a
-// clean stop also removes their profiles and drains requests.
-const stop = new AbortController();
-let running: RunningServices | null = null;
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, async () => {
-    if (stop.signal.aborted) return;
-    stop.abort(new Error(`stopped by ${signal}`));
-    log.info('shutting down', { signal, starting: running === null });
-    setTimeout(() => {
-      log.error('stop took too long; exiting');
-      process.exit(1);
-    }, STOP_DEADLINE_MS).unref();
-    if (!running) return;
-    await running.close();
-    process.exit(0);
-  });
-}
-
-try {
-  running = await startServices(config, log, stop.signal);
-} catch (error) {
-  if (stop.signal.aborted) {
-    log.info('stopped during start-up');
-    process.exit(0);
-  }
-  // e.g. a port in use or a render farm that cannot start: one log line, then the exit code.
-  log.error('start-up failed', { err: error });
-  process.exit(1);
-}
-log.info('ready', { ports: running.ports });
-if (config.logFormat === 'pretty') process.stdout.write(`${banner(config, running.ports)}\n`);
+runOnJemalloc();
+await import('./start.ts');

@@ -10,6 +10,7 @@ import type { Logger } from '../shared/log.ts';
 import { Cache } from './cache.ts';
 import { withListenAddresses, type Config, type ServiceName } from './config.ts';
 import { createHttpApp } from './http/app.ts';
+import { IdleTrim } from './idle-trim.ts';
 import { englishErrorEnvelope, errorEnvelope } from './http/envelope.ts';
 import type { ErrorFormatter } from './http/errors.ts';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit.ts';
@@ -82,8 +83,12 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
   const services: Service[] = [];
   let redis: RedisClientType | null = null;
   let closing: Promise<void> | null = null;
+  const idle = config.idleTrimSeconds > 0
+    ? new IdleTrim({ idleMs: config.idleTrimSeconds * 1000, log, trim: async () => { await Promise.all(services.map((s) => s.trim?.())); } })
+    : null;
   const close = () => {
     closing ??= (async () => {
+      idle?.close();
       await Promise.all(servers.map(drain));
       await Promise.all(services.map((s) => s.close?.()));
       if (redis?.isOpen) await redis.quit().catch(() => {});
@@ -100,7 +105,10 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
     for (const name of config.services) {
       const starting = startingApp(name, config, log.child({ service: name }));
       handlers.set(name, starting.callback());
-      const server = http.createServer((req, res) => handlers.get(name)!(req, res));
+      const server = http.createServer((req, res) => {
+        idle?.touch();
+        handlers.get(name)!(req, res);
+      });
       server.keepAliveTimeout = 65_000;
       // The starting app has the service's name, version and error format: the same raw reply.
       server.on('clientError', onClientError(starting as never));

@@ -27,4 +27,6 @@ export interface Service {
   /** The port's request handler when it is more than the app's own callback (a fast path in front). */
   handler?(): RequestListener;
   close?(): Promise<void>;
+  /** Gives back memory it can do without once the load is over (api/idle-trim.ts). */
+  trim?(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type CDPSession } from 'puppeteer-core';
+import { withoutJemalloc } from '../shared/allocator.ts';
 import type { Logger } from '../shared/log.ts';
 
 export type GpuMode = 'auto' | 'on' | 'off';
@@ -137,6 +138,8 @@ async function startChromium(executablePath: string, gpu: boolean, log: Logger, 
         handleSIGTERM: false,
         handleSIGHUP: false,
         protocolTimeout: 30_000,
+        // Chromium has its own allocator: not the jemalloc the API process may run on.
+        env: withoutJemalloc(process.env),
         signal,
       }));
       return { browser, userDataDir };

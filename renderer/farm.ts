@@ -173,7 +173,7 @@ export class RenderFarm {
   }
 
   /** Asks a page for its WebGL renderer or its memory; a page that does not answer by `signal` is replaced. */
-  private async probe(page: PageSlot, probe: 'info' | 'memory', signal: AbortSignal): Promise<WorkerResult> {
+  private async probe(page: PageSlot, probe: NonNullable<WorkerTask['probe']>, signal: AbortSignal): Promise<WorkerResult> {
     try {
       return await page.worker.run(this.task([], probe), signal);
     } catch (error) {
@@ -185,6 +185,15 @@ export class RenderFarm {
   /** What each page holds now (JS heap, textures), for operations and tests. */
   async pageMemory(): Promise<PageMemory[]> {
     return Promise.all(this.pages.map(async (page) => (await this.probe(page, 'memory', AbortSignal.timeout(this.config.jobTimeoutMs))).memory!));
+  }
+
+  /**
+   * Has every page and its thread collect their garbage (the service calls this when idle: a
+   * load leaves both heaps grown). A page that does not answer in time is replaced.
+   */
+  async trim(): Promise<void> {
+    if (this.closed) return;
+    await Promise.all(this.pages.map((page) => this.probe(page, 'trim', AbortSignal.timeout(this.config.jobTimeoutMs)).catch(() => {})));
   }
 
   /** A job's wire form, marked to hang its page when a test asks for that. */

@@ -46,9 +46,10 @@ export interface PageMemory { jsHeapBytes: number; textures: number; textureByte
 /**
  * One call into a worker: the browsers' current addresses (a worker keeps to one of them), the
  * jobs, and the JS heap past which the page is replaced between batches. `probe` asks the page
- * for its WebGL renderer or its memory instead of drawing.
+ * for its WebGL renderer or its memory instead of drawing, or (`trim`) has the page and the
+ * thread collect their garbage.
  */
-export interface WorkerTask { endpoints: string[]; jobs: WireJob[]; pageHeapLimitBytes: number; probe?: 'info' | 'memory' }
+export interface WorkerTask { endpoints: string[]; jobs: WireJob[]; pageHeapLimitBytes: number; probe?: 'info' | 'memory' | 'trim' }
 export interface WorkerResult { images?: Array<Buffer | Uint8Array | { error: string }>; info?: { renderer: string; version: string }; memory?: PageMemory }
 
 function wire(texture: { data: Buffer; hash: string }, width: number, height: number): WireTexture {

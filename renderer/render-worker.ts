@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parentPort } from 'node:worker_threads';
 import { workerData } from 'piscina';
 import puppeteer, { type Browser, type CDPSession, type Page } from 'puppeteer-core';
+import { collectGarbage } from '../shared/collect-garbage.ts';
 import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize, POSES } from '../shared/skin-layout.ts';
 import type { PageJob, PageMemory, PageTexture, WireJob, WireTexture, WorkerTask, WorkerResult } from './jobs.ts';
 import type { OpenedMessage } from './page-worker.ts';
@@ -107,6 +108,8 @@ interface PageState {
   busy: number; batches: number;
   /** Its memory passed the bound: it is replaced when no batch is on it. */
   worn: boolean;
+  /** Jobs it has drawn. */
+  drawn: number;
 }
 let state: Promise<PageState> | null = null;
 let stateEndpoint = '';
@@ -141,7 +144,7 @@ async function loadScene(browser: Browser, page: Page, cdp: CDPSession): Promise
   await page.waitForFunction('window.sceneReady === true', { timeout: 60_000 });
   await cdp.send('Performance.enable');
   const { result } = await cdp.send('Runtime.evaluate', { expression: 'window' });
-  const state = { browser, page, cdp, window: result.objectId!, textures: new PageTextures(), crash: null as Error | null, waiting: new Set<(error: Error) => void>(), busy: 0, batches: 0, worn: false };
+  const state = { browser, page, cdp, window: result.objectId!, textures: new PageTextures(), crash: null as Error | null, waiting: new Set<(error: Error) => void>(), busy: 0, batches: 0, worn: false, drawn: 0 };
   page.once('error', (error) => {
     state.crash = error;
     for (const reject of state.waiting) reject(error);
@@ -230,14 +233,32 @@ function drop(current: PageState): void {
   void current.page.close().catch(() => {}).finally(() => current.browser.disconnect().catch(() => {}));
 }
 
+/**
+ * Gives memory back after a load. A page that has drawn is replaced by a fresh one (its renderer
+ * keeps a heap the load grew, the GPU process its buffers: ~30 MB each above a new page), unless
+ * a batch is on it; then this thread collects its garbage.
+ */
+async function trim(current: PageState, endpoint: string): Promise<void> {
+  if (current.drawn > 0 && current.busy === 1) {
+    drop(current);
+    (await takePage(endpoint)).busy -= 1;
+  }
+  collectGarbage();
+}
+
 export default async function run(task: WorkerTask): Promise<WorkerResult> {
   const current = await takePage(task.endpoints[slot % task.endpoints.length]);
   const { textures } = current;
   try {
     if (task.probe === 'info') return { info: (await call(current, 'webglInfo')) as WorkerResult['info'] };
     if (task.probe === 'memory') return { memory: await pageMemory(current) };
+    if (task.probe === 'trim') {
+      await trim(current, task.endpoints[slot % task.endpoints.length]);
+      return {};
+    }
     const draw = (jobs: WireJob[]) => call(current, 'renderJobs', textures.forBatch(jobs)) as Promise<Array<string | { error: string }>>;
     const answers = await draw(task.jobs);
+    current.drawn += task.jobs.length;
     // Should the page ever lack a texture the mirror thought it held, those jobs go once more
     // with their bytes rather than failing.
     const lacking = answers.flatMap((a, i) => (typeof a === 'object' && MISSING.test(a.error) ? [i] : []));

@@ -6,6 +6,10 @@
 //
 //   npm run loadtest -- [scenario...|all] [--seconds 10] [--runs 3] [--connections 64] [--threads 2]
 //                       [--players 10000] [--cached 1000] [--warmup 3] [--timeout 10] [--url http://127.0.0.1:3000] [--json]
+//                       [--cpu-prof <dir>]
+//
+// --cpu-prof writes V8 CPU profiles of the service (its main thread and each render thread) into
+// <dir> when it stops: open them in Chrome DevTools, or `node scripts/bench/profile-summary.ts <dir>`.
 //
 // Scenarios: hot-avatar, hot-render, cold-avatar, cold-render, cold-body, embed, api (default hot-avatar).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,8 +18,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { captureReply, startBareServer } from './bench/bare-server.ts';
+import { coresBetween, cpuOfTree, reapedChildrenCpuSeconds } from './bench/process-memory.ts';
 import { assertLoopback, startBenchService } from './bench/service.ts';
-import { findWrk, runLoad, type LoadResult } from './bench/wrk.ts';
+import { ensureWrk, runLoad, type LoadResult } from './bench/wrk.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -30,6 +35,7 @@ const { values, positionals } = parseArgs({
     timeout: { type: 'string', default: '10' },
     url: { type: 'string' },
     json: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
   },
 });
 
@@ -137,6 +143,28 @@ const median = (xs: number[]) => {
   return Math.round(m * 100) / 100;
 };
 
+/** Where the CPU went in a service run: the API process, Chromium's groups, the fake upstream (this process) and wrk. */
+interface Cores { api: number; gpu: number; renderer: number; browser: number; fake: number; wrk: number }
+const CORE_KEYS = ['api', 'gpu', 'renderer', 'browser', 'fake', 'wrk'] as const;
+
+/** Runs `measure` and reads how many cores each process took meanwhile (Linux /proc). */
+async function withCores<T>(pid: number, seconds: number, measure: () => Promise<T>): Promise<{ result: T; cores: Cores }> {
+  const tree = cpuOfTree(pid);
+  const self = process.cpuUsage();
+  const reaped = reapedChildrenCpuSeconds();
+  const result = await measure();
+  const groups = coresBetween(tree, cpuOfTree(pid), seconds);
+  const fake = process.cpuUsage(self);
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    result,
+    cores: {
+      api: round(groups.api), gpu: round(groups.gpu), renderer: round(groups.renderer), browser: round(groups.browser + groups.other),
+      fake: round((fake.user + fake.system) / 1e6 / seconds), wrk: round((reapedChildrenCpuSeconds() - reaped) / seconds),
+    },
+  };
+}
+
 interface Summary { rps: number; p50: number; p99: number; errors: number; non2xx: number }
 const summarise = (rs: LoadResult[]): Summary => ({
   rps: Math.round(median(rs.map((r) => r.rps))),
@@ -147,7 +175,7 @@ const summarise = (rs: LoadResult[]): Summary => ({
 });
 
 function machine() {
-  const wrk = findWrk();
+  const wrk = ensureWrk();
   let wrkVersion = 'absent (autocannon)';
   if (wrk) {
     try {
@@ -169,14 +197,15 @@ function machine() {
 
 const facts = machine();
 if (values.url) assertLoopback(values.url);
-const service = values.url ? null : await startBenchService();
+const cpuProf = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null;
+const service = values.url ? null : await startBenchService({ nodeArgs: cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : [] });
 const base = values.url ?? service!.url;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-loadtest-'));
 const load = { seconds, connections, threads, timeoutSeconds: timeout };
 const results: Array<{
   scenario: string; description: string; runs: Array<{ service: LoadResult; bare: LoadResult }>; service: Summary; bare: Summary; ratio: number;
-  /** CPU of this process (the fake upstream) during the service's runs, in cores, median. */
-  fakeUpstreamCores: number | null;
+  /** Cores each process group used during the service's runs, medians (null with --url). */
+  cores: Cores | null;
   wrapped: boolean;
 }> = [];
 
@@ -202,19 +231,24 @@ try {
         await runLoad({ ...load, seconds: warmup, url: bare.url, pathsFile: file });
       }
       const measured: Array<{ service: LoadResult; bare: LoadResult }> = [];
-      const fakeCpu: number[] = [];
+      const cores: Cores[] = [];
       let wrapped = false;
       for (let run = 0; run < runs; run++) {
         const file = pathsFile(run);
-        // This process serves the fake upstream during the service's run: its CPU says whether the fake limits it.
-        const cpuBefore = process.cpuUsage();
-        const a = await runLoad({ ...load, url: base, pathsFile: file });
-        const cpu = process.cpuUsage(cpuBefore);
-        fakeCpu.push((cpu.user + cpu.system) / 1e6 / seconds);
+        // Where the cores went says what limits a scenario (this process serves the fake upstream).
+        const serviceRun = () => runLoad({ ...load, url: base, pathsFile: file });
+        let a: LoadResult;
+        if (service) {
+          const measuredRun = await withCores(service.pid, seconds, serviceRun);
+          a = measuredRun.result;
+          cores.push(measuredRun.cores);
+        } else {
+          a = await serviceRun();
+        }
         const b = await runLoad({ ...load, url: bare.url, pathsFile: file });
         if (!scenario.hot && a.requests > count) wrapped = true;
         say(`${name} run ${run + 1}/${runs}: service ${a.rps} req/s p50 ${a.p50} p99 ${a.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}; bare ${b.rps} req/s p50 ${b.p50} p99 ${b.p99} ms; `
-          + `fake upstream ${Math.round(fakeCpu.at(-1)! * 100)}% of a core`);
+          + (cores.length ? `cores ${CORE_KEYS.map((k) => `${k} ${cores.at(-1)![k]}`).join(', ')}` : ''));
         measured.push({ service: a, bare: b });
       }
       if (wrapped) say(`${name}: a run sent more than ${count} requests, so its paths came round again: its cold requests were not all cold (raise its pathsPerSecond)`);
@@ -222,7 +256,8 @@ try {
       const b = summarise(measured.map((m) => m.bare));
       results.push({
         scenario: name, description: scenario.description, runs: measured, service: s, bare: b,
-        ratio: Math.round((s.rps / b.rps) * 100) / 100, fakeUpstreamCores: values.url ? null : median(fakeCpu), wrapped,
+        ratio: Math.round((s.rps / b.rps) * 100) / 100, wrapped,
+        cores: cores.length ? (Object.fromEntries(CORE_KEYS.map((k) => [k, median(cores.map((c) => c[k]))])) as unknown as Cores) : null,
       });
     } finally {
       await bare.close();
@@ -239,10 +274,11 @@ if (values.json) {
   console.log(`${facts.date.slice(0, 16).replace('T', ' ')}: ${facts.cores} cores (${facts.cpu}), load ${facts.loadAtStart} at start, Node ${facts.node}, ${facts.wrk}; `
     + `${connections} connections, ${threads} threads, ${seconds} s x ${runs} interleaved runs, medians, ${players} players`);
   console.log('');
-  console.log('| scenario | server | req/s | p50 ms | p99 ms | errors | non-2xx | of bare | fake upstream, cores |');
+  console.log(`| scenario | server | req/s | p50 ms | p99 ms | errors | non-2xx | of bare | cores: ${CORE_KEYS.join(' / ')} |`);
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
-    console.log(`| ${r.scenario} | skinfarm | ${r.service.rps} | ${r.service.p50} | ${r.service.p99} | ${r.service.errors} | ${r.service.non2xx} | ${r.ratio} | ${r.fakeUpstreamCores ?? '-'} |`);
+    const cores = r.cores ? CORE_KEYS.map((k) => r.cores![k]).join(' / ') : '-';
+    console.log(`| ${r.scenario} | skinfarm | ${r.service.rps} | ${r.service.p50} | ${r.service.p99} | ${r.service.errors} | ${r.service.non2xx} | ${r.ratio} | ${cores} |`);
     console.log(`| ${r.scenario} | bare node:http | ${r.bare.rps} | ${r.bare.p50} | ${r.bare.p99} | ${r.bare.errors} | ${r.bare.non2xx} | | |`);
   }
 }

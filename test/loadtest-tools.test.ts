@@ -48,6 +48,29 @@ function close(server: http.Server): Promise<void> {
   t.true(result.p50 > 0 && result.p50 <= result.p99);
 });
 
+(findWrk() ? test : test.skip)('every wrk thread sends the path list\'s mix: one path in ten reaches every connection about one time in ten', async (t) => {
+  const perConnection = new Map<number, { all: number; tenth: number }>();
+  const { url, server } = await listen((req, res) => {
+    const counts = perConnection.get(req.socket.remotePort!) ?? { all: 0, tenth: 0 };
+    counts.all += 1;
+    if (req.url === '/tenth') counts.tenth += 1;
+    perConnection.set(req.socket.remotePort!, counts);
+    res.end('x');
+  });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'loadtest-tools-'));
+  t.teardown(async () => {
+    await close(server);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const pathsFile = path.join(dir, 'paths.txt');
+  writeFileSync(pathsFile, `${Array.from({ length: 1000 }, (_, i) => (i % 10 === 9 ? '/tenth' : '/a')).join('\n')}\n`);
+  await runLoad({ url, pathsFile, seconds: 1, connections: 4, threads: 2, timeoutSeconds: 5 });
+
+  const busy = [...perConnection.values()].filter((c) => c.all >= 50);
+  t.is(busy.length, 4, JSON.stringify([...perConnection.values()]));
+  for (const c of busy) t.true(c.tenth / c.all > 0.05 && c.tenth / c.all < 0.2, JSON.stringify(c));
+});
+
 test('the bare server replays the captured status, headers and body for any path', async (t) => {
   const body = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
   const { url, server } = await listen((req, res) => {

@@ -63,3 +63,20 @@ test('a page past its heap bound is replaced between batches, and no job fails',
   t.true(farm.stats().pagesOpened >= 2, `${farm.stats().pagesOpened} pages opened`);
   t.deepEqual(lines, [], 'no batch failed on the way');
 });
+
+test('trim() replaces a page that has drawn, keeps one that has not, and the farm renders as before', async (t) => {
+  const lines: string[] = [];
+  const farm = await RenderFarm.create({ workers: 1, gpu: 'off' }, createLogger('warn', {}, (line) => lines.push(line)));
+  t.teardown(() => farm.close());
+  const skin = await skinMaker();
+  await farm.trim();
+  t.is(farm.stats().pagesOpened, 1, 'a page with nothing drawn has nothing to give back');
+  const before = await farm.render(head(skin(1), 30));
+  t.deepEqual(await renderAll(farm, Array.from({ length: 100 }, (_, i) => head(skin(i), i))), []);
+  await farm.trim();
+  t.like(farm.stats(), { pagesOpened: 2, pagesAlive: 1 });
+  const [fresh] = await farm.pageMemory();
+  t.is(fresh.textures, 0, 'the new page holds no texture yet');
+  t.deepEqual(await farm.render(head(skin(1), 30)), before, 'the same job draws the same PNG on the fresh page');
+  t.deepEqual(lines, []);
+});

@@ -133,6 +133,11 @@ export class SkinsService implements Service {
     await this.farm?.close();
   }
 
+  async trim(): Promise<void> {
+    this.images.trim();
+    await this.farm?.trim();
+  }
+
   sourceList() {
     const { official, external } = this.lookup.sources;
     return [official, external].map((s) => ({ id: s.id, label: s.label, enabled: this.lookup.sources.isEnabled(s.id) }));

@@ -1,7 +1,10 @@
 -- wrk script of `npm run loadtest`: every request gets its own client address (X-Forwarded-For
 -- from 198.18.0.0/15, the RFC 2544 benchmark range) and the next path of a list written by
--- scripts/loadtest.ts, so cold scenarios never repeat a request. Thread i of n takes paths i,
--- i + n, i + 2n... ; the list wraps around when a run outlasts it. done() prints one JSON line.
+-- scripts/loadtest.ts, so cold scenarios never repeat a request. Thread i of n walks the list
+-- from its i/n mark on, so every thread sends the list's mix (taking paths i, i + n, ... gave
+-- one thread of two every odd path: a mix with every tenth path cold had one thread all cold
+-- and the other all cached); the list wraps around when a run outlasts it. done() prints one
+-- JSON line.
 --   wrk -s loadtest.lua URL -- <paths file> <threads>
 
 local threads = {}
@@ -15,6 +18,7 @@ end
 local paths = {}
 local count = 0
 local step = 1
+local start = 0
 statuses = {}
 
 function init(args)
@@ -23,12 +27,14 @@ function init(args)
   end
   step = tonumber(args[2])
   if #paths == 0 then error("no paths in " .. args[1]) end
+  start = math.floor(id * #paths / step)
 end
 
 function request()
-  local n = count * step + id
+  -- Addresses interleave across threads, so no two requests of a run share one.
+  local a = (count * step + id) % ADDRESSES
+  local n = start + count
   count = count + 1
-  local a = n % ADDRESSES
   local address = "198." .. (18 + math.floor(a / 65536)) .. "." .. (math.floor(a / 256) % 256) .. "." .. (a % 256)
   return wrk.format(nil, paths[(n % #paths) + 1], { ["X-Forwarded-For"] = address })
 end

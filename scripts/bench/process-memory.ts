@@ -1,19 +1,42 @@
-// Memory of a process and its descendants from /proc (Linux): RSS and PSS from smaps_rollup, each
-// process put in a group (the API itself; Chromium's browser, GPU, renderer and other processes).
+// Memory and CPU time of a process and its descendants from /proc (Linux): RSS and PSS from
+// smaps_rollup, user + system time from stat, each process put in a group (the API itself;
+// Chromium's browser, GPU, renderer and other processes).
 import { readdirSync, readFileSync } from 'node:fs';
 
 export const GROUPS = ['api', 'browser', 'gpu', 'renderer', 'other'] as const;
 export type Group = (typeof GROUPS)[number];
 export interface ProcessMemory { pid: number; group: Group; rssKb: number; pssKb: number }
+export interface ProcessCpu { pid: number; group: Group; seconds: number }
 
-function parentOf(pid: number): number | null {
+/** Fields of /proc/<pid>/stat from the state on (field 3 is [0]), or null when the process is gone. */
+function statFields(pid: number | 'self'): string[] | null {
   try {
     // The command name (field 2) may hold spaces and parentheses: fields after the last ')'.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return null; // gone meanwhile
+    return null;
   }
+}
+
+function parentOf(pid: number): number | null {
+  const fields = statFields(pid);
+  return fields ? Number(fields[1]) : null;
+}
+
+/** Linux reports CPU time in USER_HZ ticks, 100 a second on every architecture it ships for. */
+const TICKS_PER_SECOND = 100;
+
+/** User + system CPU seconds of a process, all its threads (fields 14 and 15); null when gone. */
+export function cpuSeconds(pid: number | 'self'): number | null {
+  const fields = statFields(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND : null;
+}
+
+/** CPU seconds of the children this process has waited for (fields 16 and 17): wrk, once it exits. */
+export function reapedChildrenCpuSeconds(): number {
+  const fields = statFields('self')!;
+  return (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
 }
 
 /** `root` and every process below it. */
@@ -67,5 +90,32 @@ export function sampleTree(root: number): ProcessMemory[] {
     const memory = smapsRollup(pid);
     if (memory) out.push({ pid, group: groupOf(pid, root, cmdline), ...memory });
   }
+  return out;
+}
+
+/** CPU seconds so far of every process in the tree under `root`, by pid. */
+export function cpuOfTree(root: number): ProcessCpu[] {
+  const out: ProcessCpu[] = [];
+  for (const pid of processTree(root)) {
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    const seconds = cpuSeconds(pid);
+    if (seconds !== null) out.push({ pid, group: groupOf(pid, root, cmdline), seconds });
+  }
+  return out;
+}
+
+/**
+ * Cores each group used between two readings of cpuOfTree: per pid, so a process that started
+ * meanwhile counts from zero and one that ended counts not at all.
+ */
+export function coresBetween(before: ProcessCpu[], after: ProcessCpu[], seconds: number): Record<Group, number> {
+  const start = new Map(before.map((p) => [p.pid, p.seconds]));
+  const out = Object.fromEntries(GROUPS.map((g) => [g, 0])) as Record<Group, number>;
+  for (const p of after) out[p.group] += (p.seconds - (start.get(p.pid) ?? 0)) / seconds;
   return out;
 }

@@ -50,12 +50,13 @@ async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
 
 /**
  * Starts the fake upstream and the skins service. Variables in this process's environment win
- * over the defaults here (RENDER_WORKERS=1 npm run loadtest … tries one worker).
+ * over the defaults here (RENDER_WORKERS=1 npm run loadtest … tries one worker); `nodeArgs` go
+ * to the service's node (`--cpu-prof` and its directory, say).
  */
-export async function startBenchService(): Promise<BenchService> {
+export async function startBenchService(o: { nodeArgs?: string[] } = {}): Promise<BenchService> {
   const fake: FakeUpstream = await startFakeUpstream();
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'api/main.ts')], {
+  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), path.join(ROOT, 'api/main.ts')], {
     cwd: ROOT,
     env: {
       SERVICES: 'skins', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TRUST_PROXY: 'true',

@@ -1,7 +1,7 @@
 // Runs one load measurement with wrk (a C load generator: Node-based clients saturate before a
 // fast Node server does) and reads the JSON line of loadtest.lua. Without wrk, autocannon runs
 // the same paths with the same client addresses, and the results say so.
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,13 +109,35 @@ async function runWithAutocannon(o: LoadOptions): Promise<LoadResult> {
   };
 }
 
-let warned = false;
-export async function runLoad(o: LoadOptions): Promise<LoadResult> {
-  const wrk = findWrk();
-  if (wrk) return runWithWrk(wrk, o);
-  if (!warned) {
-    process.stderr.write('wrk not found: falling back to autocannon, whose own ceiling (~10,000 req/s) hides a fast server. Install wrk: sudo apt-get install wrk\n');
-    warned = true;
+/**
+ * wrk, installed from Debian's packages when it is missing (as root, or through sudo without a
+ * password prompt); null when that cannot be done here.
+ */
+function installWrk(): string | null {
+  if (!existsSync('/usr/bin/apt-get')) return null;
+  const asRoot = process.getuid?.() === 0;
+  process.stderr.write(`wrk not found: installing Debian's package (${asRoot ? '' : 'sudo -n '}apt-get install -y wrk)\n`);
+  const [command, args] = asRoot ? ['apt-get', ['install', '-y', '-q', 'wrk']] : ['sudo', ['-n', 'apt-get', 'install', '-y', '-q', 'wrk']];
+  const install = () => spawnSync(command, args as string[], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  // A machine whose package lists were never fetched knows no wrk yet.
+  if (install().status !== 0) {
+    spawnSync(asRoot ? 'apt-get' : 'sudo', asRoot ? ['update', '-q'] : ['-n', 'apt-get', 'update', '-q'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    install();
   }
-  return runWithAutocannon(o);
+  return findWrk();
+}
+
+let resolved: { wrk: string | null } | undefined;
+/** wrk's path, installing it once when missing; null means the runs use autocannon. */
+export function ensureWrk(): string | null {
+  if (!resolved) {
+    resolved = { wrk: findWrk() ?? installWrk() };
+    if (!resolved.wrk) process.stderr.write('wrk could not be installed: falling back to autocannon, whose own ceiling (~10,000 req/s) hides a fast server\n');
+  }
+  return resolved.wrk;
+}
+
+export async function runLoad(o: LoadOptions): Promise<LoadResult> {
+  const wrk = ensureWrk();
+  return wrk ? runWithWrk(wrk, o) : runWithAutocannon(o);
 }
