@@ -1,6 +1,6 @@
 // The load test's tools over real HTTP: wrk with loadtest.lua (a client address of its own and
 // the next listed path per request, status counts) and the bare server's replay of an answer.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -20,20 +20,26 @@ function close(server: http.Server): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-(findWrk() ? test : test.skip)('wrk sends each request from its own 198.18.0.0/15 address, walks the path list and counts statuses', async (t) => {
-  const seen: Array<{ address: string; path: string }> = [];
-  const { url, server } = await listen((req, res) => {
-    seen.push({ address: String(req.headers['x-forwarded-for']), path: req.url! });
-    res.statusCode = req.url === '/missing' ? 404 : 200;
-    res.end('x');
-  });
+/** A server with `handler` and a paths file of `lines`, both gone when the test ends. */
+async function serveWithPaths(t: ExecutionContext, handler: http.RequestListener, lines: string[]): Promise<{ url: string; pathsFile: string }> {
+  const { url, server } = await listen(handler);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'loadtest-tools-'));
   t.teardown(async () => {
     await close(server);
     rmSync(dir, { recursive: true, force: true });
   });
   const pathsFile = path.join(dir, 'paths.txt');
-  writeFileSync(pathsFile, '/a\n/b\n/missing\n');
+  writeFileSync(pathsFile, `${lines.join('\n')}\n`);
+  return { url, pathsFile };
+}
+
+(findWrk() ? test : test.skip)('wrk sends each request from its own 198.18.0.0/15 address, walks the path list and counts statuses', async (t) => {
+  const seen: Array<{ address: string; path: string }> = [];
+  const { url, pathsFile } = await serveWithPaths(t, (req, res) => {
+    seen.push({ address: String(req.headers['x-forwarded-for']), path: req.url! });
+    res.statusCode = req.url === '/missing' ? 404 : 200;
+    res.end('x');
+  }, ['/a', '/b', '/missing']);
   const result = await runLoad({ url, pathsFile, seconds: 1, connections: 4, threads: 2, timeoutSeconds: 5 });
 
   t.is(result.tool, 'wrk');
@@ -50,20 +56,13 @@ function close(server: http.Server): Promise<void> {
 
 (findWrk() ? test : test.skip)('every wrk thread sends the path list\'s mix: one path in ten reaches every connection about one time in ten', async (t) => {
   const perConnection = new Map<number, { all: number; tenth: number }>();
-  const { url, server } = await listen((req, res) => {
+  const { url, pathsFile } = await serveWithPaths(t, (req, res) => {
     const counts = perConnection.get(req.socket.remotePort!) ?? { all: 0, tenth: 0 };
     counts.all += 1;
     if (req.url === '/tenth') counts.tenth += 1;
     perConnection.set(req.socket.remotePort!, counts);
     res.end('x');
-  });
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'loadtest-tools-'));
-  t.teardown(async () => {
-    await close(server);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const pathsFile = path.join(dir, 'paths.txt');
-  writeFileSync(pathsFile, `${Array.from({ length: 1000 }, (_, i) => (i % 10 === 9 ? '/tenth' : '/a')).join('\n')}\n`);
+  }, Array.from({ length: 1000 }, (_, i) => (i % 10 === 9 ? '/tenth' : '/a')));
   await runLoad({ url, pathsFile, seconds: 1, connections: 4, threads: 2, timeoutSeconds: 5 });
 
   const busy = [...perConnection.values()].filter((c) => c.all >= 50);

@@ -77,9 +77,9 @@ function smapsRollup(pid: number): { rssKb: number; pssKb: number } | null {
   }
 }
 
-/** One sample of every process in the tree under `root` (those that exit meanwhile are left out). */
-export function sampleTree(root: number): ProcessMemory[] {
-  const out: ProcessMemory[] = [];
+/** `read` of every process in the tree under `root` with its pid and group; those that exit meanwhile are left out. */
+function eachInTree<T extends object>(root: number, read: (pid: number) => T | null): Array<T & { pid: number; group: Group }> {
+  const out: Array<T & { pid: number; group: Group }> = [];
   for (const pid of processTree(root)) {
     let cmdline: string;
     try {
@@ -87,26 +87,23 @@ export function sampleTree(root: number): ProcessMemory[] {
     } catch {
       continue;
     }
-    const memory = smapsRollup(pid);
-    if (memory) out.push({ pid, group: groupOf(pid, root, cmdline), ...memory });
+    const value = read(pid);
+    if (value) out.push({ pid, group: groupOf(pid, root, cmdline), ...value });
   }
   return out;
 }
 
+/** One sample of every process in the tree under `root`. */
+export function sampleTree(root: number): ProcessMemory[] {
+  return eachInTree(root, smapsRollup);
+}
+
 /** CPU seconds so far of every process in the tree under `root`, by pid. */
 export function cpuOfTree(root: number): ProcessCpu[] {
-  const out: ProcessCpu[] = [];
-  for (const pid of processTree(root)) {
-    let cmdline: string;
-    try {
-      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
+  return eachInTree(root, (pid) => {
     const seconds = cpuSeconds(pid);
-    if (seconds !== null) out.push({ pid, group: groupOf(pid, root, cmdline), seconds });
-  }
-  return out;
+    return seconds === null ? null : { seconds };
+  });
 }
 
 /**
