@@ -128,3 +128,12 @@ test('every pixel at every tested size is the nearest texel, palette or RGBA', a
     }
   }
 });
+
+test('the scanline buffer kept between avatars leaves nothing of a larger one in a smaller one', async (t) => {
+  const other = await normalizeSkin(await drawSkin({ seed: 7 }));
+  const small = { size: 24, shape: 'square', helm: true, bg: null } as const;
+  const first = await renderAvatar(other, small);
+  // A larger avatar first, RGBA-sized scanlines and a circle on a colour, then the small one again.
+  await renderAvatar(skin, { size: 512, shape: 'circle', helm: true, bg: 'ff00ff' });
+  t.deepEqual(await renderAvatar(other, small), first);
+});
