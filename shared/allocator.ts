@@ -41,7 +41,13 @@ export function jemallocEnvironment(env: NodeJS.ProcessEnv, platform: NodeJS.Pla
 /** Replaces this process by itself on jemalloc when it should be; returns when it stays as it is. */
 export function runOnJemalloc(): void {
   const env = jemallocEnvironment(process.env, process.platform);
-  if (env && typeof process.execve === 'function') process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env);
+  if (!env || typeof process.execve !== 'function') return;
+  try {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env);
+  } catch (error) {
+    // Still this process, on the C library's malloc: the service runs as it would have.
+    process.stderr.write(`jemalloc not used: ${(error as Error).message}\n`);
+  }
 }
 
 /**
