@@ -50,3 +50,14 @@ test('the loaded configuration is frozen; the bound ports live in a copy', (t) =
   t.is(config.publicUrl, 'http://localhost:0', 'the loaded one is untouched');
   t.is(withListenAddresses(loadConfig({ PUBLIC_URL: 'https://skins.example.org' }), { skins: 41234 }).publicUrl, 'https://skins.example.org');
 });
+
+test('IDLE_TRIM_SECONDS and MEMORY_ALLOCATOR refuse what they cannot mean, each named', (t) => {
+  for (const [trim, allocator] of [['-1', 'tcmalloc'], ['15s', 'jemalloc;rm'], ['99999999', ' auto-ish ']]) {
+    const error = t.throws(() => loadConfig({ IDLE_TRIM_SECONDS: trim, MEMORY_ALLOCATOR: allocator }), { instanceOf: ConfigError });
+    t.true(error.problems.some((p) => p.startsWith('IDLE_TRIM_SECONDS')), error.problems.join('; '));
+    t.true(error.problems.some((p) => p.startsWith('MEMORY_ALLOCATOR')), error.problems.join('; '));
+  }
+  const ok = loadConfig({ IDLE_TRIM_SECONDS: '0', MEMORY_ALLOCATOR: ' System ' });
+  t.is(ok.idleTrimSeconds, 0);
+  t.is(ok.memoryAllocator, 'system');
+});
