@@ -47,8 +47,8 @@ export class IdleTrim {
     void this.trimNow().finally(() => { this.running = false; });
   }
 
-  /** Runs the trim now: what the services give back, then this thread's own garbage. */
-  async trimNow(): Promise<void> {
+  /** Runs the trim: what the services give back, then this thread's own garbage. */
+  private async trimNow(): Promise<void> {
     const started = performance.now();
     const before = process.memoryUsage();
     try {

@@ -188,8 +188,9 @@ export class RenderFarm {
   }
 
   /**
-   * Has every page and its thread collect their garbage (the service calls this when idle: a
-   * load leaves both heaps grown). A page that does not answer in time is replaced.
+   * Gives back what a load left (the service calls this when idle): each page that has drawn is
+   * replaced by a fresh one and each render thread collects its garbage. A page that does not
+   * answer in time is replaced.
    */
   async trim(): Promise<void> {
     if (this.closed) return;

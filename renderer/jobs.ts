@@ -46,8 +46,8 @@ export interface PageMemory { jsHeapBytes: number; textures: number; textureByte
 /**
  * One call into a worker: the browsers' current addresses (a worker keeps to one of them), the
  * jobs, and the JS heap past which the page is replaced between batches. `probe` asks the page
- * for its WebGL renderer or its memory instead of drawing, or (`trim`) has the page and the
- * thread collect their garbage.
+ * for its WebGL renderer or its memory instead of drawing, or (`trim`) replaces a page that has
+ * drawn by a fresh one and has the thread collect its garbage.
  */
 export interface WorkerTask { endpoints: string[]; jobs: WireJob[]; pageHeapLimitBytes: number; probe?: 'info' | 'memory' | 'trim' }
 export interface WorkerResult { images?: Array<Buffer | Uint8Array | { error: string }>; info?: { renderer: string; version: string }; memory?: PageMemory }

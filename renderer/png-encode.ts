@@ -3,7 +3,6 @@
 // zeros: run-length deflate packs them in microseconds, where a sharp pipeline costs about one
 // millisecond to set up.
 import zlib from 'node:zlib';
-import { ownBytes } from '../shared/own-bytes.ts';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -49,5 +48,9 @@ export function encodePng(scanlines: Buffer, width: number, height: number, pale
     if (keep > 0) chunks.push(chunk('tRNS', alpha.subarray(0, keep)));
   }
   chunks.push(chunk('IDAT', zlib.deflateSync(scanlines, OPTIONS)), chunk('IEND', Buffer.alloc(0)));
-  return ownBytes(Buffer.concat(chunks));
+  // Into a store of its own (cached avatars must not pin a shared slab: shared/own-bytes.ts), in one copy.
+  const png = Buffer.allocUnsafeSlow(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) at += c.copy(png, at);
+  return png;
 }

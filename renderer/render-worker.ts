@@ -247,13 +247,14 @@ async function trim(current: PageState, endpoint: string): Promise<void> {
 }
 
 export default async function run(task: WorkerTask): Promise<WorkerResult> {
-  const current = await takePage(task.endpoints[slot % task.endpoints.length]);
+  const endpoint = task.endpoints[slot % task.endpoints.length];
+  const current = await takePage(endpoint);
   const { textures } = current;
   try {
     if (task.probe === 'info') return { info: (await call(current, 'webglInfo')) as WorkerResult['info'] };
     if (task.probe === 'memory') return { memory: await pageMemory(current) };
     if (task.probe === 'trim') {
-      await trim(current, task.endpoints[slot % task.endpoints.length]);
+      await trim(current, endpoint);
       return {};
     }
     const draw = (jobs: WireJob[]) => call(current, 'renderJobs', textures.forBatch(jobs)) as Promise<Array<string | { error: string }>>;

@@ -144,8 +144,8 @@ const median = (xs: number[]) => {
 };
 
 /** Where the CPU went in a service run: the API process, Chromium's groups, the fake upstream (this process) and wrk. */
-interface Cores { api: number; gpu: number; renderer: number; browser: number; fake: number; wrk: number }
 const CORE_KEYS = ['api', 'gpu', 'renderer', 'browser', 'fake', 'wrk'] as const;
+type Cores = Record<(typeof CORE_KEYS)[number], number>;
 
 /** Runs `measure` and reads how many cores each process took meanwhile (Linux /proc). */
 async function withCores<T>(pid: number, seconds: number, measure: () => Promise<T>): Promise<{ result: T; cores: Cores }> {
@@ -237,14 +237,9 @@ try {
         const file = pathsFile(run);
         // Where the cores went says what limits a scenario (this process serves the fake upstream).
         const serviceRun = () => runLoad({ ...load, url: base, pathsFile: file });
-        let a: LoadResult;
-        if (service) {
-          const measuredRun = await withCores(service.pid, seconds, serviceRun);
-          a = measuredRun.result;
-          cores.push(measuredRun.cores);
-        } else {
-          a = await serviceRun();
-        }
+        const measuredRun = service ? await withCores(service.pid, seconds, serviceRun) : { result: await serviceRun(), cores: null };
+        const a = measuredRun.result;
+        if (measuredRun.cores) cores.push(measuredRun.cores);
         const b = await runLoad({ ...load, url: bare.url, pathsFile: file });
         if (!scenario.hot && a.requests > count) wrapped = true;
         say(`${name} run ${run + 1}/${runs}: service ${a.rps} req/s p50 ${a.p50} p99 ${a.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}; bare ${b.rps} req/s p50 ${b.p50} p99 ${b.p99} ms; `
@@ -257,7 +252,7 @@ try {
       results.push({
         scenario: name, description: scenario.description, runs: measured, service: s, bare: b,
         ratio: Math.round((s.rps / b.rps) * 100) / 100, wrapped,
-        cores: cores.length ? (Object.fromEntries(CORE_KEYS.map((k) => [k, median(cores.map((c) => c[k]))])) as unknown as Cores) : null,
+        cores: cores.length ? (Object.fromEntries(CORE_KEYS.map((k) => [k, median(cores.map((c) => c[k]))])) as Cores) : null,
       });
     } finally {
       await bare.close();

@@ -56,7 +56,7 @@ export function runOnJemalloc(): void {
  */
 export function withoutJemalloc(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (currentAllocator(env) !== 'jemalloc') return env;
-  const { MALLOC_CONF: _conf, ...rest } = env;
+  const { MALLOC_CONF: _conf, LD_PRELOAD: _preload, ...rest } = env;
   const preload = (env.LD_PRELOAD ?? '').split(/[:\s]+/).filter((entry) => entry && !/libjemalloc/.test(entry)).join(':');
-  return preload ? { ...rest, LD_PRELOAD: preload } : (({ LD_PRELOAD: _preload, ...others }) => others)(rest);
+  return preload ? { ...rest, LD_PRELOAD: preload } : rest;
 }

@@ -117,13 +117,11 @@ function installWrk(): string | null {
   if (!existsSync('/usr/bin/apt-get')) return null;
   const asRoot = process.getuid?.() === 0;
   process.stderr.write(`wrk not found: installing Debian's package (${asRoot ? '' : 'sudo -n '}apt-get install -y wrk)\n`);
-  const [command, args] = asRoot ? ['apt-get', ['install', '-y', '-q', 'wrk']] : ['sudo', ['-n', 'apt-get', 'install', '-y', '-q', 'wrk']];
-  const install = () => spawnSync(command, args as string[], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const aptGet = (...args: string[]) => spawnSync(asRoot ? 'apt-get' : 'sudo', asRoot ? args : ['-n', 'apt-get', ...args], {
+    stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   // A machine whose package lists were never fetched knows no wrk yet.
-  if (install().status !== 0) {
-    spawnSync(asRoot ? 'apt-get' : 'sudo', asRoot ? ['update', '-q'] : ['-n', 'apt-get', 'update', '-q'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    install();
-  }
+  if (aptGet('install', '-y', '-q', 'wrk').status !== 0 && aptGet('update', '-q').status === 0) aptGet('install', '-y', '-q', 'wrk');
   return findWrk();
 }
 
