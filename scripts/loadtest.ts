@@ -6,7 +6,13 @@
 //
 //   npm run loadtest -- [scenario...|all] [--seconds 10] [--runs 3] [--connections 64] [--threads 2]
 //                       [--players 10000] [--cached 1000] [--warmup 3] [--timeout 10] [--url http://127.0.0.1:3000] [--json]
-//                       [--cpu-prof <dir>]
+//                       [--cpu-prof <dir>] [--rate <req/s>]
+//
+// Without --rate each connection sends its next request the moment it is answered (a closed
+// loop: at saturation, latency is mostly queueing). --rate paces the requests at that many per
+// second in all, and latency counts from when each was due (wrk2's way), so a service that falls
+// behind shows its queue: the latency a given load gets. A scenario with a slow class (embed's
+// cold tenth) reports that class's latencies and the rest's apart.
 //
 // --cpu-prof writes V8 CPU profiles of the service (its main thread and each render thread) into
 // <dir> when it stops: open them in Chrome DevTools, or `node scripts/bench/profile-summary.ts <dir>`.
@@ -20,7 +26,7 @@ import { execFileSync } from 'node:child_process';
 import { captureReply, startBareServer } from './bench/bare-server.ts';
 import { coresBetween, cpuOfTree, reapedChildrenCpuSeconds } from './bench/process-memory.ts';
 import { assertLoopback, startBenchService } from './bench/service.ts';
-import { ensureWrk, runLoad, type LoadResult } from './bench/wrk.ts';
+import { ensureWrk, runLoad, type ClassLatency, type LoadResult } from './bench/wrk.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -36,6 +42,7 @@ const { values, positionals } = parseArgs({
     url: { type: 'string' },
     json: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    rate: { type: 'string' },
   },
 });
 
@@ -52,6 +59,7 @@ const players = int('players', 10, 999_000);
 const cached = int('cached', 1, Math.max(1, Math.floor(players / 2)));
 const warmup = int('warmup', 0, 120);
 const timeout = int('timeout', 1, 120);
+const rate = values.rate === undefined ? undefined : int('rate', 1, 10_000_000);
 /** Paths written per second of a cold run unless a scenario says more: a faster run would wrap and repeat. */
 const PATHS_PER_SECOND = 5000;
 /** A player no measured request names: its answers are the bare server's sample. */
@@ -68,6 +76,8 @@ interface Scenario {
   path(k: number): string;
   /** A request of the same shape for the bare server to replay. */
   sample: string;
+  /** Text in the paths of a mix's slow class: its latencies and the others' are reported apart. */
+  marker?: string;
   prepare?(base: string): Promise<void>;
 }
 
@@ -109,6 +119,7 @@ const SCENARIOS: Record<string, Scenario> = {
       return `/v1/render/gen_${cached + (n % (players - cached))}/128?${newAngle(n)}`;
     },
     sample: embedCached(0),
+    marker: 'yaw=',
     async prepare(base) {
       say(`embed: caching ${cached * 4} images first`);
       let next = 0;
@@ -165,14 +176,26 @@ async function withCores<T>(pid: number, seconds: number, measure: () => Promise
   };
 }
 
-interface Summary { rps: number; p50: number; p99: number; errors: number; non2xx: number }
+interface Summary {
+  rps: number; p50: number; p99: number; errors: number; non2xx: number;
+  /** A mix's slow class (the scenario's marker) and the rest, medians of p50 and p99 (ms). */
+  marked?: { p50: number; p99: number }; unmarked?: { p50: number; p99: number };
+}
+const classSummary = (cs: Array<ClassLatency | null | undefined>) => {
+  const known = cs.filter((c): c is ClassLatency => !!c);
+  return known.length ? { p50: median(known.map((c) => c.p50)), p99: median(known.map((c) => c.p99)) } : undefined;
+};
 const summarise = (rs: LoadResult[]): Summary => ({
   rps: Math.round(median(rs.map((r) => r.rps))),
   p50: median(rs.map((r) => r.p50)),
   p99: median(rs.map((r) => r.p99)),
   errors: median(rs.map((r) => r.errors)),
   non2xx: median(rs.map((r) => r.non2xx)),
+  marked: classSummary(rs.map((r) => r.marked)),
+  unmarked: classSummary(rs.map((r) => r.unmarked)),
 });
+const classes = (s: { marked?: { p50: number; p99: number } | null; unmarked?: { p50: number; p99: number } | null }, marker: string) =>
+  s.marked && s.unmarked ? `paths with "${marker}" p50 ${s.marked.p50} p99 ${s.marked.p99} ms, the rest p50 ${s.unmarked.p50} p99 ${s.unmarked.p99} ms` : '';
 
 function machine() {
   const wrk = ensureWrk();
@@ -201,9 +224,9 @@ const cpuProf = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null;
 const service = values.url ? null : await startBenchService({ nodeArgs: cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : [] });
 const base = values.url ?? service!.url;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-loadtest-'));
-const load = { seconds, connections, threads, timeoutSeconds: timeout };
+const load = { seconds, connections, threads, timeoutSeconds: timeout, rate };
 const results: Array<{
-  scenario: string; description: string; runs: Array<{ service: LoadResult; bare: LoadResult }>; service: Summary; bare: Summary; ratio: number;
+  scenario: string; marker: string | null; description: string; runs: Array<{ service: LoadResult; bare: LoadResult }>; service: Summary; bare: Summary; ratio: number;
   /** Cores each process group used during the service's runs, medians (null with --url). */
   cores: Cores | null;
   wrapped: boolean;
@@ -236,21 +259,22 @@ try {
       for (let run = 0; run < runs; run++) {
         const file = pathsFile(run);
         // Where the cores went says what limits a scenario (this process serves the fake upstream).
-        const serviceRun = () => runLoad({ ...load, url: base, pathsFile: file });
+        const serviceRun = () => runLoad({ ...load, url: base, pathsFile: file, marker: scenario.marker });
         const measuredRun = service ? await withCores(service.pid, seconds, serviceRun) : { result: await serviceRun(), cores: null };
         const a = measuredRun.result;
         if (measuredRun.cores) cores.push(measuredRun.cores);
         const b = await runLoad({ ...load, url: bare.url, pathsFile: file });
         if (!scenario.hot && a.requests > count) wrapped = true;
         say(`${name} run ${run + 1}/${runs}: service ${a.rps} req/s p50 ${a.p50} p99 ${a.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}; bare ${b.rps} req/s p50 ${b.p50} p99 ${b.p99} ms; `
-          + (cores.length ? `cores ${CORE_KEYS.map((k) => `${k} ${cores.at(-1)![k]}`).join(', ')}` : ''));
+          + (cores.length ? `cores ${CORE_KEYS.map((k) => `${k} ${cores.at(-1)![k]}`).join(', ')}` : '')
+          + (scenario.marker ? `; ${classes(a, scenario.marker)}` : ''));
         measured.push({ service: a, bare: b });
       }
       if (wrapped) say(`${name}: a run sent more than ${count} requests, so its paths came round again: its cold requests were not all cold (raise its pathsPerSecond)`);
       const s = summarise(measured.map((m) => m.service));
       const b = summarise(measured.map((m) => m.bare));
       results.push({
-        scenario: name, description: scenario.description, runs: measured, service: s, bare: b,
+        scenario: name, marker: scenario.marker ?? null, description: scenario.description, runs: measured, service: s, bare: b,
         ratio: Math.round((s.rps / b.rps) * 100) / 100, wrapped,
         cores: cores.length ? (Object.fromEntries(CORE_KEYS.map((k) => [k, median(cores.map((c) => c[k]))])) as Cores) : null,
       });
@@ -264,10 +288,11 @@ try {
 }
 
 if (values.json) {
-  console.log(JSON.stringify({ machine: facts, options: { seconds, runs, connections, threads, players, cached, url: values.url ?? null }, results }, null, 2));
+  console.log(JSON.stringify({ machine: facts, options: { seconds, runs, connections, threads, players, cached, rate: rate ?? null, url: values.url ?? null }, results }, null, 2));
 } else {
   console.log(`${facts.date.slice(0, 16).replace('T', ' ')}: ${facts.cores} cores (${facts.cpu}), load ${facts.loadAtStart} at start, Node ${facts.node}, ${facts.wrk}; `
-    + `${connections} connections, ${threads} threads, ${seconds} s x ${runs} interleaved runs, medians, ${players} players`);
+    + `${connections} connections, ${threads} threads, ${rate ? `paced at ${rate} req/s (latency from each request's due time)` : 'closed loop'}, `
+    + `${seconds} s x ${runs} interleaved runs, medians, ${players} players`);
   console.log('');
   console.log(`| scenario | server | req/s | p50 ms | p99 ms | errors | non-2xx | of bare | cores: ${CORE_KEYS.join(' / ')} |`);
   console.log('|---|---|---|---|---|---|---|---|---|');
@@ -276,4 +301,5 @@ if (values.json) {
     console.log(`| ${r.scenario} | skinfarm | ${r.service.rps} | ${r.service.p50} | ${r.service.p99} | ${r.service.errors} | ${r.service.non2xx} | ${r.ratio} | ${cores} |`);
     console.log(`| ${r.scenario} | bare node:http | ${r.bare.rps} | ${r.bare.p50} | ${r.bare.p99} | ${r.bare.errors} | ${r.bare.non2xx} | | |`);
   }
+  for (const r of results) if (r.marker && r.service.marked) console.log(`\n${r.scenario}, by class (medians): ${classes(r.service, r.marker)}`);
 }

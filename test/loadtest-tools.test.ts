@@ -1,5 +1,6 @@
 // The load test's tools over real HTTP: wrk with loadtest.lua (a client address of its own and
-// the next listed path per request, status counts) and the bare server's replay of an answer.
+// the next listed path per request, status counts, latencies by class, paced runs) and the bare
+// server's replay of an answer.
 import test, { type ExecutionContext } from 'ava';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -75,6 +76,51 @@ async function serveWithPaths(t: ExecutionContext, handler: http.RequestListener
   t.true(share > 0.07 && share < 0.13, `${answered.tenth} of ${answered.all} answers were the tenth path`);
 });
 
+/** Answers at once, or after `slowMs` for paths holding "slow"; echoes X-Request-Id as the service does. */
+const echoing = (slowMs: number): http.RequestListener => (req, res) => {
+  const id = req.headers['x-request-id'];
+  if (typeof id === 'string') res.setHeader('X-Request-Id', id);
+  if (req.url!.includes('slow')) setTimeout(() => res.end('x'), slowMs);
+  else res.end('x');
+};
+
+(findWrk() ? test : test.skip)('with a marker, the marked paths\' latencies and the others\' come back apart', async (t) => {
+  const { url, pathsFile } = await serveWithPaths(t, echoing(40), Array.from({ length: 100 }, (_, i) => (i % 10 === 9 ? '/slow' : '/fast')));
+  const result = await runLoad({ url, pathsFile, seconds: 1, connections: 4, threads: 2, timeoutSeconds: 5, marker: 'slow' });
+
+  t.truthy(result.marked && result.unmarked, JSON.stringify(result));
+  // A 40 ms timer never fires early: every marked answer took at least that.
+  t.true(result.marked!.p50 >= 40, `marked p50 ${result.marked!.p50} ms`);
+  t.true(result.unmarked!.p50 < result.marked!.p50, `unmarked p50 ${result.unmarked!.p50} ms`);
+  t.is(result.marked!.requests + result.unmarked!.requests, result.requests);
+  const share = result.marked!.requests / result.requests;
+  t.true(share > 0.07 && share < 0.13, `${result.marked!.requests} of ${result.requests}`);
+});
+
+(findWrk() ? test : test.skip)('a paced run sends at the rate, not as fast as answers come, and counts a stall from when requests were due', async (t) => {
+  // The server stops answering for 400 ms half a second in: the connections wait, requests fall
+  // due meanwhile, and their latency counts from then (a closed loop would only see the few sent).
+  let stallUntil = 0;
+  let firstAt = 0;
+  const { url, pathsFile } = await serveWithPaths(t, (req, res) => {
+    const now = Date.now();
+    firstAt ||= now;
+    if (!stallUntil && now - firstAt >= 500) stallUntil = now + 400;
+    const id = req.headers['x-request-id'];
+    if (typeof id === 'string') res.setHeader('X-Request-Id', id);
+    if (now < stallUntil) setTimeout(() => res.end('x'), stallUntil - now);
+    else res.end('x');
+  }, ['/a', '/b']);
+  const result = await runLoad({ url, pathsFile, seconds: 2, connections: 4, threads: 2, timeoutSeconds: 5, rate: 200 });
+
+  // 400 due in 2 s, and each connection's first request before the pacing starts.
+  t.true(result.requests >= 300 && result.requests <= 420, `${result.requests} requests`);
+  t.truthy(result.unmarked, 'answers were timed');
+  // About 80 requests fell due in the stall: the first of them waited nearly all of it.
+  t.true(result.p99 >= 250, `p99 ${result.p99} ms`);
+  t.true(result.p50 < 50, `p50 ${result.p50} ms`);
+});
+
 test('the bare server replays the captured status, headers and body for any path', async (t) => {
   const body = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
   const { url, server } = await listen((req, res) => {
@@ -92,4 +138,7 @@ test('the bare server replays the captured status, headers and body for any path
   t.is(res.headers.get('x-request-id'), '198.19.0.1');
   t.is(res.headers.get('content-length'), String(body.length));
   t.deepEqual(Buffer.from(await res.arrayBuffer()), body);
+  const timed = await fetch(`${bare.url}/x`, { headers: { 'x-request-id': 'lt-m-123' } });
+  t.is(timed.headers.get('x-request-id'), 'lt-m-123', 'a request\'s own id is echoed, as the service does');
+  await timed.arrayBuffer();
 });

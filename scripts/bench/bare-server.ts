@@ -1,6 +1,7 @@
 // The ceiling beside every HTTP figure: a bare node:http server that sends, for any path, the
 // bytes the service sent for a sample request of the same scenario (status, the same headers
 // but those Node writes itself, the same body), so the difference is the service's own work.
+// Like the service, it echoes a request's X-Request-Id (the load script times answers by it).
 import http from 'node:http';
 import { once } from 'node:events';
 
@@ -21,8 +22,16 @@ export async function captureReply(url: string, headers: Record<string, string> 
 
 export async function startBareServer(reply: Reply): Promise<{ url: string; close(): Promise<void> }> {
   const headers = [...reply.headers, ['content-length', String(reply.body.length)]].flat();
-  const server = http.createServer((_req, res) => {
-    res.writeHead(reply.status, headers);
+  const idAt = headers.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === 'x-request-id') + 1;
+  const server = http.createServer((req, res) => {
+    const id = req.headers['x-request-id'];
+    if (idAt > 0 && typeof id === 'string') {
+      const echoed = [...headers];
+      echoed[idAt] = id;
+      res.writeHead(reply.status, echoed);
+    } else {
+      res.writeHead(reply.status, headers);
+    }
     res.end(reply.body);
   });
   server.listen(0, '127.0.0.1');

@@ -21,7 +21,20 @@ export interface LoadOptions {
   threads: number;
   /** A request slower than this counts as a timeout error. */
   timeoutSeconds: number;
+  /**
+   * Paths holding this text are a class of their own (a mix's cold tenth): the result then gives
+   * both classes' latencies, timed through the X-Request-Id the service echoes (wrk only).
+   */
+  marker?: string;
+  /**
+   * Requests per second in all, paced (wrk only): latency then counts from when each request was
+   * due, so a server that falls behind shows its queue; without it, a closed loop.
+   */
+  rate?: number;
 }
+
+/** Latencies of one class of requests (ms). */
+export interface ClassLatency { requests: number; p50: number; p99: number }
 
 export interface LoadResult {
   tool: 'wrk' | 'autocannon';
@@ -35,6 +48,9 @@ export interface LoadResult {
   /** Answers outside 2xx. */
   non2xx: number;
   statuses: Record<string, number>;
+  /** With a marker (wrk): the marked paths' latencies and the others'; null where no answer echoed its id. */
+  marked?: ClassLatency | null;
+  unmarked?: ClassLatency | null;
 }
 
 export function findWrk(): string | null {
@@ -50,34 +66,47 @@ interface WrkJson {
   errors: { connect: number; read: number; write: number; status: number; timeout: number };
   latency_us: { p50: number; p90: number; p99: number };
   statuses: Record<string, number>;
+  /** Latencies (us) of timed requests (paced or marked), all and by class; null when untimed. */
+  timed: WrkClass | null;
+  marked: WrkClass | null;
+  unmarked: WrkClass | null;
 }
+interface WrkClass { requests: number; p50: number; p90: number; p99: number }
 
 const ms = (us: number) => Math.round(us / 10) / 100;
+const classOf = (c: WrkClass | null): ClassLatency | null => c && { requests: c.requests, p50: ms(c.p50), p99: ms(c.p99) };
 const non2xx = (statuses: Record<string, number>) => Object.entries(statuses).reduce((n, [code, c]) => (code.startsWith('2') ? n : n + c), 0);
 
-/** Parses wrk's output: the LOADTEST_JSON line printed by loadtest.lua's done(). */
-export function parseWrkOutput(stdout: string): LoadResult {
+/**
+ * Parses wrk's output: the LOADTEST_JSON line printed by loadtest.lua's done(). A paced run's
+ * percentiles are the script's, counted from each request's due time; else wrk's own.
+ */
+export function parseWrkOutput(stdout: string, paced = false): LoadResult {
   const line = stdout.split('\n').find((l) => l.startsWith('LOADTEST_JSON '));
   if (!line) throw new Error(`wrk printed no result line:\n${stdout}`);
   const j = JSON.parse(line.slice('LOADTEST_JSON '.length)) as WrkJson;
+  const latency = paced && j.timed ? j.timed : j.latency_us;
   return {
     tool: 'wrk',
     requests: j.requests,
     rps: Math.round(j.requests / (j.duration_us / 1e6)),
-    p50: ms(j.latency_us.p50),
-    p90: ms(j.latency_us.p90),
-    p99: ms(j.latency_us.p99),
+    p50: ms(latency.p50),
+    p90: ms(latency.p90),
+    p99: ms(latency.p99),
     errors: j.errors.connect + j.errors.read + j.errors.write + j.errors.timeout,
     non2xx: non2xx(j.statuses),
     statuses: j.statuses,
+    marked: classOf(j.marked),
+    unmarked: classOf(j.unmarked),
   };
 }
 
 async function runWithWrk(wrk: string, o: LoadOptions): Promise<LoadResult> {
   const threads = Math.max(1, Math.min(o.threads, o.connections));
-  const args = [`-t${threads}`, `-c${o.connections}`, `-d${o.seconds}s`, `--timeout`, `${o.timeoutSeconds}s`, '-s', LUA, o.url, '--', o.pathsFile, String(threads)];
-  const { stdout } = await promisify(execFile)(wrk, args, { maxBuffer: 16 * 1024 * 1024 });
-  return parseWrkOutput(stdout);
+  const args = [`-t${threads}`, `-c${o.connections}`, `-d${o.seconds}s`, `--timeout`, `${o.timeoutSeconds}s`, '-s', LUA, o.url, '--', o.pathsFile, String(threads), o.marker ?? ''];
+  const env = o.rate ? { ...process.env, LOADTEST_RATE: String(o.rate) } : process.env;
+  const { stdout } = await promisify(execFile)(wrk, args, { maxBuffer: 16 * 1024 * 1024, env });
+  return parseWrkOutput(stdout, !!o.rate);
 }
 
 /** The fallback: the same paths and client addresses from autocannon (a ceiling of its own, ~10,000 req/s). */
@@ -137,5 +166,6 @@ export function ensureWrk(): string | null {
 
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
   const wrk = ensureWrk();
+  if (!wrk && o.rate) throw new Error('a paced run needs wrk');
   return wrk ? runWithWrk(wrk, o) : runWithAutocannon(o);
 }
