@@ -4,8 +4,8 @@
 // with nothing in it (docs/benchmarks.md, memory). jemalloc hands unused pages back to the system
 // after a few seconds (a background thread does it while the service is idle). So on Linux, when
 // Debian's libjemalloc2 is installed (Redis brings it), the process replaces itself once, at its
-// first line, by the same command with jemalloc preloaded: same pid, same arguments, same stdio.
-// MEMORY_ALLOCATOR=system keeps the C library's malloc.
+// first line, by the same command with jemalloc preloaded (api/relaunch.ts): same pid, same
+// arguments, same stdio. MEMORY_ALLOCATOR=system keeps the C library's malloc.
 import { existsSync } from 'node:fs';
 
 /** Where Debian, Ubuntu, Fedora and Alpine put jemalloc's shared library. */
@@ -36,18 +36,6 @@ export function jemallocEnvironment(env: NodeJS.ProcessEnv, platform: NodeJS.Pla
   const library = JEMALLOC_PATHS.find((file) => exists(file));
   if (!library) return null;
   return { ...env, LD_PRELOAD: [library, env.LD_PRELOAD].filter(Boolean).join(':'), MALLOC_CONF: env.MALLOC_CONF ?? JEMALLOC_CONF };
-}
-
-/** Replaces this process by itself on jemalloc when it should be; returns when it stays as it is. */
-export function runOnJemalloc(): void {
-  const env = jemallocEnvironment(process.env, process.platform);
-  if (!env || typeof process.execve !== 'function') return;
-  try {
-    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env);
-  } catch (error) {
-    // Still this process, on the C library's malloc: the service runs as it would have.
-    process.stderr.write(`jemalloc not used: ${(error as Error).message}\n`);
-  }
 }
 
 /**

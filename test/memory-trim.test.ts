@@ -1,9 +1,11 @@
 // Giving memory back after a load: a full collection on demand, the service's idle trim, and the
-// API process on jemalloc (Linux, when installed) with Chromium left on its own allocator.
+// API process relaunched on jemalloc (Linux, when installed) with its V8 young generation set,
+// Chromium left on its own allocator.
 import test from 'ava';
 import { existsSync, readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { currentAllocator, JEMALLOC_CONF, JEMALLOC_PATHS, jemallocEnvironment, withoutJemalloc } from '../shared/allocator.ts';
+import { SEMI_SPACE_FLAG, withSemiSpace } from '../api/relaunch.ts';
 import { collectGarbage } from '../shared/collect-garbage.ts';
 import { startApp } from './helpers/service.ts';
 
@@ -43,11 +45,22 @@ test('withoutJemalloc: Chromium gets the environment without our preload, and an
 });
 
 const mapped = (pid: number) => readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libjemalloc');
+const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+
+test('withSemiSpace: adds V8\'s semi-space size unless the command line or NODE_OPTIONS gives one', (t) => {
+  t.deepEqual(withSemiSpace(['--enable-source-maps']), ['--enable-source-maps', SEMI_SPACE_FLAG]);
+  const given = ['--max-semi-space-size=64'];
+  t.is(withSemiSpace(given), given);
+  const none: string[] = [];
+  t.is(withSemiSpace(none, '--max_semi_space_size=8 --trace-warnings'), none);
+  t.deepEqual(withSemiSpace(none, '--max-old-space-size=512'), [SEMI_SPACE_FLAG]);
+});
 
 (linux && jemalloc ? test : test.skip)('the service runs on jemalloc in its own process (same pid), Chromium does not; MEMORY_ALLOCATOR=system keeps malloc', async (t) => {
   const app = await startApp({ SERVICES: 'skins', RENDER_WORKERS: '1', RENDER_GPU: 'off' }, { timeoutMs: 120_000 });
   t.teardown(() => app.stop());
   t.true(mapped(app.process.pid!), 'the pid the test started maps libjemalloc');
+  t.true(commandLine(app.process.pid!).includes(SEMI_SPACE_FLAG), 'and runs with the young generation\'s size');
   t.is(app.logs.find((e) => e.msg === 'ready')?.allocator, 'jemalloc');
   const chromium = app.logs.filter((e) => e.msg === 'chromium started').map((e) => e.pid as number);
   t.is(chromium.length, 1);
@@ -57,6 +70,7 @@ const mapped = (pid: number) => readFileSync(`/proc/${pid}/maps`, 'utf8').includ
   const plain = await startApp({ SERVICES: 'skins', MEMORY_ALLOCATOR: 'system' });
   t.teardown(() => plain.stop());
   t.false(mapped(plain.process.pid!));
+  t.true(commandLine(plain.process.pid!).includes(SEMI_SPACE_FLAG), 'relaunched for the V8 setting alone');
   t.is(plain.logs.find((e) => e.msg === 'ready')?.allocator, 'system');
 });
 
