@@ -89,8 +89,9 @@ const echoing = (slowMs: number): http.RequestListener => (req, res) => {
   const result = await runLoad({ url, pathsFile, seconds: 1, connections: 4, threads: 2, timeoutSeconds: 5, marker: 'slow' });
 
   t.truthy(result.marked && result.unmarked, JSON.stringify(result));
-  // A 40 ms timer never fires early: every marked answer took at least that.
-  t.true(result.marked!.p50 >= 40, `marked p50 ${result.marked!.p50} ms`);
+  // Every marked answer waited for a 40 ms timer (libuv's clock is read once per loop turn, so
+  // one can fire a few ms before 40 ms of real time have passed).
+  t.true(result.marked!.p50 >= 30, `marked p50 ${result.marked!.p50} ms`);
   t.true(result.unmarked!.p50 < result.marked!.p50, `unmarked p50 ${result.unmarked!.p50} ms`);
   t.is(result.marked!.requests + result.unmarked!.requests, result.requests);
   const share = result.marked!.requests / result.requests;
