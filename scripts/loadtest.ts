@@ -6,14 +6,13 @@
 //
 //   npm run loadtest -- [scenario...|all] [--seconds 10] [--runs 3] [--connections 64] [--threads 2]
 //                       [--players 10000] [--cached 1000] [--warmup 3] [--timeout 10] [--url http://127.0.0.1:3000] [--json]
-//                       [--cpu-prof <dir>] [--rate <req/s|closed>,...]
+//                       [--cpu-prof <dir>] [--rate <req/s>]
 //
 // Without --rate each connection sends its next request the moment it is answered (a closed
 // loop: at saturation, latency is mostly queueing). --rate paces the requests at that many per
 // second in all, and latency counts from when each was due (wrk2's way), so a service that falls
-// behind shows its queue: the latency a given load gets. Several rates (`closed` for the loop)
-// run in turn on one service start, a row each. A scenario with a slow class (embed's cold
-// tenth) reports that class's latencies and the rest's apart.
+// behind shows its queue: the latency a given load gets. A scenario with a slow class (embed's
+// cold tenth) reports that class's latencies and the rest's apart.
 //
 // --cpu-prof writes V8 CPU profiles of the service (its main thread and each render thread) into
 // <dir> when it stops: open them in Chrome DevTools, or `node scripts/bench/profile-summary.ts <dir>`.
@@ -60,14 +59,7 @@ const players = int('players', 10, 999_000);
 const cached = int('cached', 1, Math.max(1, Math.floor(players / 2)));
 const warmup = int('warmup', 0, 120);
 const timeout = int('timeout', 1, 120);
-/** The loads each scenario runs at: a rate in req/s, or undefined for the closed loop. */
-const rates: Array<number | undefined> = (values.rate ?? 'closed').split(',').map((r) => {
-  if (r.trim() === 'closed') return undefined;
-  const n = Number(r);
-  if (!Number.isInteger(n) || n < 1 || n > 10_000_000) throw new Error(`--rate takes rates from 1 to 10000000 req/s or "closed", comma separated: ${r}`);
-  return n;
-});
-const loadName = (rate: number | undefined) => (rate ? `${rate}/s` : 'closed');
+const rate = values.rate === undefined ? undefined : int('rate', 1, 10_000_000);
 /** Paths written per second of a cold run unless a scenario says more: a faster run would wrap and repeat. */
 const PATHS_PER_SECOND = 5000;
 /** A player no measured request names: its answers are the bare server's sample. */
@@ -232,11 +224,9 @@ const cpuProf = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null;
 const service = values.url ? null : await startBenchService({ nodeArgs: cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : [] });
 const base = values.url ?? service!.url;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-loadtest-'));
-const load = { seconds, connections, threads, timeoutSeconds: timeout };
+const load = { seconds, connections, threads, timeoutSeconds: timeout, rate };
 const results: Array<{
-  scenario: string; marker: string | null; description: string;
-  /** Requests/s the runs were paced at; null for the closed loop. */
-  rate: number | null; runs: Array<{ service: LoadResult; bare: LoadResult }>; service: Summary; bare: Summary; ratio: number;
+  scenario: string; marker: string | null; description: string; runs: Array<{ service: LoadResult; bare: LoadResult }>; service: Summary; bare: Summary; ratio: number;
   /** Cores each process group used during the service's runs, medians (null with --url). */
   cores: Cores | null;
   wrapped: boolean;
@@ -263,35 +253,31 @@ try {
         await runLoad({ ...load, seconds: warmup, url: base, pathsFile: file });
         await runLoad({ ...load, seconds: warmup, url: bare.url, pathsFile: file });
       }
-      for (const [r, rate] of rates.entries()) {
-        const measured: Array<{ service: LoadResult; bare: LoadResult }> = [];
-        const cores: Cores[] = [];
-        let wrapped = false;
-        const label = rates.length > 1 ? `${name} ${loadName(rate)}` : name;
-        for (let run = 0; run < runs; run++) {
-          // Each load's runs have paths of their own: a cold request is never sent twice.
-          const file = pathsFile(r * runs + run);
-          // Where the cores went says what limits a scenario (this process serves the fake upstream).
-          const serviceRun = () => runLoad({ ...load, rate, url: base, pathsFile: file, marker: scenario.marker });
-          const measuredRun = service ? await withCores(service.pid, seconds, serviceRun) : { result: await serviceRun(), cores: null };
-          const a = measuredRun.result;
-          if (measuredRun.cores) cores.push(measuredRun.cores);
-          const b = await runLoad({ ...load, rate, url: bare.url, pathsFile: file });
-          if (!scenario.hot && a.requests > count) wrapped = true;
-          say(`${label} run ${run + 1}/${runs}: service ${a.rps} req/s p50 ${a.p50} p99 ${a.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}; bare ${b.rps} req/s p50 ${b.p50} p99 ${b.p99} ms; `
-            + (cores.length ? `cores ${CORE_KEYS.map((k) => `${k} ${cores.at(-1)![k]}`).join(', ')}` : '')
-            + (scenario.marker ? `; ${classes(a, scenario.marker)}` : ''));
-          measured.push({ service: a, bare: b });
-        }
-        if (wrapped) say(`${label}: a run sent more than ${count} requests, so its paths came round again: its cold requests were not all cold (raise its pathsPerSecond)`);
-        const s = summarise(measured.map((m) => m.service));
-        const b = summarise(measured.map((m) => m.bare));
-        results.push({
-          scenario: name, marker: scenario.marker ?? null, description: scenario.description, rate: rate ?? null, runs: measured, service: s, bare: b,
-          ratio: Math.round((s.rps / b.rps) * 100) / 100, wrapped,
-          cores: cores.length ? (Object.fromEntries(CORE_KEYS.map((k) => [k, median(cores.map((c) => c[k]))])) as Cores) : null,
-        });
+      const measured: Array<{ service: LoadResult; bare: LoadResult }> = [];
+      const cores: Cores[] = [];
+      let wrapped = false;
+      for (let run = 0; run < runs; run++) {
+        const file = pathsFile(run);
+        // Where the cores went says what limits a scenario (this process serves the fake upstream).
+        const serviceRun = () => runLoad({ ...load, url: base, pathsFile: file, marker: scenario.marker });
+        const measuredRun = service ? await withCores(service.pid, seconds, serviceRun) : { result: await serviceRun(), cores: null };
+        const a = measuredRun.result;
+        if (measuredRun.cores) cores.push(measuredRun.cores);
+        const b = await runLoad({ ...load, url: bare.url, pathsFile: file });
+        if (!scenario.hot && a.requests > count) wrapped = true;
+        say(`${name} run ${run + 1}/${runs}: service ${a.rps} req/s p50 ${a.p50} p99 ${a.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}; bare ${b.rps} req/s p50 ${b.p50} p99 ${b.p99} ms; `
+          + (cores.length ? `cores ${CORE_KEYS.map((k) => `${k} ${cores.at(-1)![k]}`).join(', ')}` : '')
+          + (scenario.marker ? `; ${classes(a, scenario.marker)}` : ''));
+        measured.push({ service: a, bare: b });
       }
+      if (wrapped) say(`${name}: a run sent more than ${count} requests, so its paths came round again: its cold requests were not all cold (raise its pathsPerSecond)`);
+      const s = summarise(measured.map((m) => m.service));
+      const b = summarise(measured.map((m) => m.bare));
+      results.push({
+        scenario: name, marker: scenario.marker ?? null, description: scenario.description, runs: measured, service: s, bare: b,
+        ratio: Math.round((s.rps / b.rps) * 100) / 100, wrapped,
+        cores: cores.length ? (Object.fromEntries(CORE_KEYS.map((k) => [k, median(cores.map((c) => c[k]))])) as Cores) : null,
+      });
     } finally {
       await bare.close();
     }
@@ -302,19 +288,18 @@ try {
 }
 
 if (values.json) {
-  console.log(JSON.stringify({ machine: facts, options: { seconds, runs, connections, threads, players, cached, rates: rates.map((r) => r ?? null), url: values.url ?? null }, results }, null, 2));
+  console.log(JSON.stringify({ machine: facts, options: { seconds, runs, connections, threads, players, cached, rate: rate ?? null, url: values.url ?? null }, results }, null, 2));
 } else {
   console.log(`${facts.date.slice(0, 16).replace('T', ' ')}: ${facts.cores} cores (${facts.cpu}), load ${facts.loadAtStart} at start, Node ${facts.node}, ${facts.wrk}; `
-    + `${connections} connections, ${threads} threads, ${rates.map(loadName).join(', ')}${rates.some(Boolean) ? ' (paced runs count latency from each request\'s due time)' : ''}, `
+    + `${connections} connections, ${threads} threads, ${rate ? `paced at ${rate} req/s (latency from each request's due time)` : 'closed loop'}, `
     + `${seconds} s x ${runs} interleaved runs, medians, ${players} players`);
   console.log('');
-  console.log(`| scenario | load | server | req/s | p50 ms | p99 ms | errors | non-2xx | of bare | cores: ${CORE_KEYS.join(' / ')} |`);
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log(`| scenario | server | req/s | p50 ms | p99 ms | errors | non-2xx | of bare | cores: ${CORE_KEYS.join(' / ')} |`);
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const cores = r.cores ? CORE_KEYS.map((k) => r.cores![k]).join(' / ') : '-';
-    const load = loadName(r.rate ?? undefined);
-    console.log(`| ${r.scenario} | ${load} | skinfarm | ${r.service.rps} | ${r.service.p50} | ${r.service.p99} | ${r.service.errors} | ${r.service.non2xx} | ${r.ratio} | ${cores} |`);
-    console.log(`| ${r.scenario} | ${load} | bare node:http | ${r.bare.rps} | ${r.bare.p50} | ${r.bare.p99} | ${r.bare.errors} | ${r.bare.non2xx} | | |`);
+    console.log(`| ${r.scenario} | skinfarm | ${r.service.rps} | ${r.service.p50} | ${r.service.p99} | ${r.service.errors} | ${r.service.non2xx} | ${r.ratio} | ${cores} |`);
+    console.log(`| ${r.scenario} | bare node:http | ${r.bare.rps} | ${r.bare.p50} | ${r.bare.p99} | ${r.bare.errors} | ${r.bare.non2xx} | | |`);
   }
-  for (const r of results) if (r.marker && r.service.marked) console.log(`\n${r.scenario} ${loadName(r.rate ?? undefined)}, by class (medians): ${classes(r.service, r.marker)}`);
+  for (const r of results) if (r.marker && r.service.marked) console.log(`\n${r.scenario}, by class (medians): ${classes(r.service, r.marker)}`);
 }
