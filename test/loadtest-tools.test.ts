@@ -114,8 +114,9 @@ const echoing = (slowMs: number): http.RequestListener => (req, res) => {
   }, ['/a', '/b']);
   const result = await runLoad({ url, pathsFile, seconds: 2, connections: 4, threads: 2, timeoutSeconds: 5, rate: 200 });
 
-  // 400 due in 2 s, and each connection's first request before the pacing starts.
-  t.true(result.requests >= 300 && result.requests <= 420, `${result.requests} requests`);
+  // 400 due in 2 s, each connection's first request before the pacing starts, and what falls due
+  // before wrk's threads notice the time is up (CI saw 422); a closed loop sends thousands.
+  t.true(result.requests >= 300 && result.requests <= 480, `${result.requests} requests`);
   t.truthy(result.unmarked, 'answers were timed');
   // About 80 requests fell due in the stall: the first of them waited nearly all of it.
   t.true(result.p99 >= 250, `p99 ${result.p99} ms`);
