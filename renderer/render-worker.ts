@@ -92,8 +92,9 @@ const MISSING = /^texture \S+ is not in the page$/;
 const MEMORY_CHECK_EVERY = 32;
 /**
  * A page's JS heap above this (or the limit, if lower) is collected to see what is live. A
- * collection every 32 batches took the page 10-15 ms each time: p99 of one job at a time
- * 21.6 -> 14.4 ms without it; V8 keeps a drawing page's heap far below this by itself.
+ * collection every 32 batches stopped the page 10-15 ms each time: p99 of one job at a time
+ * 17-24 ms with it, 10-16 ms with this bound (docs/renderer.md, Memory), which keeps a page's
+ * heap, and so its memory, from growing as far as V8 alone lets it.
  */
 const COLLECT_ABOVE_BYTES = 24 << 20;
 

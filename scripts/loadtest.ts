@@ -176,12 +176,14 @@ async function withCores<T>(pid: number, seconds: number, measure: () => Promise
   };
 }
 
+/** p50 and p99 of a class of requests (ms). */
+type Percentiles = Pick<ClassLatency, 'p50' | 'p99'>;
 interface Summary {
   rps: number; p50: number; p99: number; errors: number; non2xx: number;
-  /** A mix's slow class (the scenario's marker) and the rest, medians of p50 and p99 (ms). */
-  marked?: { p50: number; p99: number }; unmarked?: { p50: number; p99: number };
+  /** A mix's slow class (the scenario's marker) and the rest, medians of p50 and p99. */
+  marked?: Percentiles; unmarked?: Percentiles;
 }
-const classSummary = (cs: Array<ClassLatency | null | undefined>) => {
+const classSummary = (cs: Array<ClassLatency | null | undefined>): Percentiles | undefined => {
   const known = cs.filter((c): c is ClassLatency => !!c);
   return known.length ? { p50: median(known.map((c) => c.p50)), p99: median(known.map((c) => c.p99)) } : undefined;
 };
@@ -194,7 +196,7 @@ const summarise = (rs: LoadResult[]): Summary => ({
   marked: classSummary(rs.map((r) => r.marked)),
   unmarked: classSummary(rs.map((r) => r.unmarked)),
 });
-const classes = (s: { marked?: { p50: number; p99: number } | null; unmarked?: { p50: number; p99: number } | null }, marker: string) =>
+const classes = (s: { marked?: Percentiles | null; unmarked?: Percentiles | null }, marker: string) =>
   s.marked && s.unmarked ? `paths with "${marker}" p50 ${s.marked.p50} p99 ${s.marked.p99} ms, the rest p50 ${s.unmarked.p50} p99 ${s.unmarked.p99} ms` : '';
 
 function machine() {

@@ -33,8 +33,9 @@ export class NameBatcher {
   lookup(name: string, bulk = false): Promise<NameHit | null> {
     const windowMs = bulk ? Math.max(this.windowMs, 1) : this.windowMs;
     if (windowMs <= 0) return this.source.nameToId(name);
-    if (!bulk && !this.timer && performance.now() - this.lastSentAt >= windowMs) {
-      this.lastSentAt = performance.now();
+    const now = performance.now();
+    if (!bulk && !this.timer && now - this.lastSentAt >= windowMs) {
+      this.lastSentAt = now;
       return this.source.nameToId(name);
     }
     return new Promise((resolve, reject) => {
