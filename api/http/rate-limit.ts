@@ -7,32 +7,54 @@ import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import { rateLimited } from '../metrics.ts';
 
-export interface WindowCount { count: number; resetAt: number }
-
 export interface CounterStore {
   /** Counts one hit on `key` in the window ending at `resetAt` (ms) and returns the new count. */
   hit(key: string, resetAt: number): Promise<number>;
 }
 
+/**
+ * Counts in this process, one map per window: a window that has ended is dropped whole. Walking
+ * every client to delete expired counts (the first version, every 10 s) stalled the event loop
+ * once a minute, when a window's counts all expired together: 58 ms for 131,072 clients.
+ */
 export class MemoryCounterStore implements CounterStore {
-  private readonly counts = new Map<string, WindowCount>();
-  private nextSweep = 0;
+  private readonly windows = new Map<number, Map<string, number>>();
+  private readonly maxKeysPerWindow: number;
 
-  async hit(key: string, resetAt: number): Promise<number> {
-    const now = Date.now();
-    if (now >= this.nextSweep) this.sweep(now);
-    const entry = this.counts.get(key);
-    if (entry && entry.resetAt === resetAt) {
-      entry.count += 1;
-      return entry.count;
-    }
-    this.counts.set(key, { count: 1, resetAt });
-    return 1;
+  /**
+   * Past `maxKeysPerWindow` clients in one window, a client not seen in it yet is answered as a
+   * first hit and not remembered: memory stays bounded when a flood comes from more addresses
+   * than a per-address limit could hold back anyway (1,000,000 IPv4 clients held 175 MB of heap,
+   * so about 90 MB at this bound).
+   */
+  constructor(maxKeysPerWindow = 500_000) {
+    this.maxKeysPerWindow = maxKeysPerWindow;
   }
 
-  private sweep(now: number): void {
-    for (const [key, entry] of this.counts) if (entry.resetAt <= now) this.counts.delete(key);
-    this.nextSweep = now + 10_000;
+  async hit(key: string, resetAt: number): Promise<number> {
+    let counts = this.windows.get(resetAt);
+    if (!counts) {
+      this.dropEnded();
+      counts = new Map();
+      this.windows.set(resetAt, counts);
+      // Also when no request follows: a quiet service gives the last window's memory back.
+      setTimeout(() => this.dropEnded(), Math.max(0, resetAt - Date.now()) + 1000).unref();
+    }
+    const count = (counts.get(key) ?? 0) + 1;
+    if (count > 1 || counts.size < this.maxKeysPerWindow) counts.set(key, count);
+    return count;
+  }
+
+  private dropEnded(): void {
+    const now = Date.now();
+    for (const end of this.windows.keys()) if (end <= now) this.windows.delete(end);
+  }
+
+  /** Clients counted in windows still held (for operations and tests). */
+  get keys(): number {
+    let total = 0;
+    for (const counts of this.windows.values()) total += counts.size;
+    return total;
   }
 }
 
