@@ -26,8 +26,8 @@ export interface ReadThroughOptions {
   exclusive?: Exclusive;
 }
 
-/** Bound on remembered failures before expired ones are swept. */
-const ERROR_MEMO_SWEEP = 10_000;
+/** Remembered failures at most: past it the oldest are forgotten (their next read calls again). */
+const ERROR_MEMO_MAX = 10_000;
 
 export class ReadThrough<T> {
   readonly ns: CacheNamespace<T>;
@@ -88,9 +88,14 @@ export class ReadThrough<T> {
     const ttl = this.options.errorTtlMs ?? 0;
     if (ttl <= 0) return;
     const now = Date.now();
-    if (this.recentErrors.size > ERROR_MEMO_SWEEP) {
-      for (const [k, value] of this.recentErrors) if (value.until <= now) this.recentErrors.delete(k);
+    // One TTL, so the map's order is expiry order: the expired are at the front, and the walk
+    // stops at the first live entry. Walking all of them once the memo held 10,000 live
+    // failures (the first version) cost 250-420 us per failure instead of 25.
+    for (const [k, value] of this.recentErrors) {
+      if (value.until > now && this.recentErrors.size < ERROR_MEMO_MAX) break;
+      this.recentErrors.delete(k);
     }
+    this.recentErrors.delete(key);
     this.recentErrors.set(key, { error, until: now + ttl });
   }
 }

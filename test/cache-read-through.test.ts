@@ -75,3 +75,16 @@ test('force refetches a fresh entry and falls back to it when the refetch fails'
   t.deepEqual(await read.get('k', up.fetch, true), { value: 'new', cache: 'STALE' });
   t.is(up.calls, 3);
 });
+
+test('the error memo holds the latest 10,000 failures: the oldest calls again, a recent one does not', async (t) => {
+  const read = reader<string>(60, { errorTtlMs: 60_000 });
+  const down = upstream<string>(() => { throw new Error('down'); });
+  for (let i = 0; i <= 10_000; i += 1) await t.throwsAsync(read.get(`k${i}`, down.fetch));
+  t.is(down.calls, 10_001);
+  await t.throwsAsync(read.get('k10000', down.fetch));
+  t.is(down.calls, 10_001, 'the latest failure is remembered');
+  await t.throwsAsync(read.get('k0', down.fetch));
+  t.is(down.calls, 10_002, 'the oldest was forgotten past the bound, so it was called again');
+  await t.throwsAsync(read.get('k0', down.fetch));
+  t.is(down.calls, 10_002, 'and is remembered anew');
+});
