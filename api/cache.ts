@@ -9,6 +9,7 @@ import type { RedisClientType } from '@redis/client';
 import type { Logger } from '../shared/log.ts';
 import type { CacheTtls } from './config.ts';
 import { cacheLookupCounter } from './metrics.ts';
+import { LruMap } from '../shared/lru-map.ts';
 
 export type Freshness = 'fresh' | 'stale';
 export interface CacheHit<T> { value: T; freshness: Freshness; storedAt: number }
@@ -18,83 +19,6 @@ interface Envelope<T> { v: T; t: number; f: number; e: number }
 
 function isEnvelope(value: unknown): value is Envelope<unknown> {
   return !!value && typeof value === 'object' && typeof (value as Envelope<unknown>).f === 'number' && typeof (value as Envelope<unknown>).e === 'number';
-}
-
-/** Rough size of a stored value: exact for bytes and text, JSON length for the rest. */
-function sizeOf(value: unknown): number {
-  if (ArrayBuffer.isView(value)) return value.byteLength;
-  if (typeof value === 'string') return value.length;
-  if (value === null || typeof value !== 'object') return 8;
-  let total = 0;
-  for (const item of Object.values(value)) total += sizeOf(item) + 16;
-  return total;
-}
-
-/**
- * A Map that forgets its least recently used entries beyond a bound in entries and one in bytes
- * (keyv's memory store). It keeps values as objects (no serialisation), so a cached image is the
- * same Buffer each time. An entry larger than the whole byte bound is not kept.
- */
-export class LruMap<V> extends Map<string, V> {
-  readonly limit: number;
-  readonly maxBytes: number;
-  /** Per key: its size, and the count of sets when it last moved to the newest end. */
-  private meta = new Map<string, { size: number; tick: number }>();
-  private sets = 0;
-  bytes = 0;
-  constructor(limit: number, maxBytes = Infinity) {
-    super();
-    this.limit = limit;
-    this.maxBytes = maxBytes;
-  }
-  override delete(key: string): boolean {
-    this.bytes -= this.meta.get(key)?.size ?? 0;
-    this.meta.delete(key);
-    return super.delete(key);
-  }
-  override clear(): void {
-    super.clear();
-    this.meta.clear();
-    this.bytes = 0;
-  }
-  override get(key: string): V | undefined {
-    const value = super.get(key);
-    const meta = value === undefined ? undefined : this.meta.get(key);
-    // Fewer new entries since its last move than a quarter of the entries: it is still far from
-    // eviction. Moving hot keys on every read was a measurable share of a cached image's cost.
-    if (meta && this.sets - meta.tick > this.size >> 2) {
-      super.delete(key);
-      super.set(key, value!);
-      meta.tick = this.sets;
-    }
-    return value;
-  }
-  override set(key: string, value: V): this {
-    this.delete(key);
-    super.set(key, value);
-    const size = sizeOf(value) + key.length;
-    this.meta.set(key, { size, tick: ++this.sets });
-    this.bytes += size;
-    this.evict();
-    return this;
-  }
-
-  /** Gives an entry the size its value turned out to have (a promise that has settled). */
-  resize(key: string, size: number): void {
-    const meta = this.meta.get(key);
-    if (!meta) return;
-    this.bytes += size + key.length - meta.size;
-    meta.size = size + key.length;
-    this.evict();
-  }
-
-  private evict(): void {
-    while (this.size > this.limit || this.bytes > this.maxBytes) {
-      const oldest = this.keys().next();
-      if (oldest.done) break;
-      this.delete(oldest.value);
-    }
-  }
 }
 
 export interface CacheStats {

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { Cache, LruMap } from '../api/cache.ts';
+import { Cache } from '../api/cache.ts';
+import { LruMap } from '../shared/lru-map.ts';
 import { ConfigError, DEFAULT_TTLS, loadConfig } from '../api/config.ts';
 import { silentLogger } from '../shared/log.ts';
 
@@ -16,8 +17,8 @@ test('LruMap keeps its bound and evicts the least recently used entry', (t) => {
   t.deepEqual([...map.keys()].sort(), ['a', 'i', 'j', 'k', 'l', 'm', 'n', 'o']);
 });
 
-test('LruMap counts bytes of what it holds', (t) => {
-  const map = new LruMap<Buffer | string>(4);
+test('LruMap counts bytes of what it holds when bounded in bytes', (t) => {
+  const map = new LruMap<Buffer | string>(4, 1 << 20);
   map.set('k1', Buffer.alloc(100));
   map.set('k2', 'x'.repeat(50));
   t.is(map.bytes, 100 + 2 + 50 + 2);
@@ -29,6 +30,15 @@ test('LruMap counts bytes of what it holds', (t) => {
   t.is(map.size, 4);
   t.is(map.bytes, 4 * 2);
   map.clear();
+  t.is(map.bytes, 0);
+});
+
+test('LruMap bounded only in entries holds any value, a cyclic one too, without sizing it', (t) => {
+  const map = new LruMap<object>(2);
+  const cyclic: { self?: object } = {};
+  cyclic.self = cyclic;
+  map.set('a', cyclic);
+  t.is(map.get('a'), cyclic);
   t.is(map.bytes, 0);
 });
 
@@ -70,6 +80,81 @@ test('LruMap under its byte bound still keeps a key that is read while new ones 
     t.truthy(map.get('hot'), `after ${i + 1} cold entries`);
   }
   t.true(map.bytes <= 100 * 100);
+});
+
+/** The LRU rules written plainly (an array, oldest first), to check LruMap against. */
+class ReferenceLru {
+  order: string[] = [];
+  private readonly ticks = new Map<string, number>();
+  private readonly sizes = new Map<string, number>();
+  private sets = 0;
+  bytes = 0;
+  private readonly limit: number;
+  private readonly maxBytes: number;
+  constructor(limit: number, maxBytes: number) {
+    this.limit = limit;
+    this.maxBytes = maxBytes;
+  }
+  set(key: string, value: string): void {
+    this.delete(key);
+    this.order.push(key);
+    this.ticks.set(key, ++this.sets);
+    this.sizes.set(key, value.length + key.length);
+    this.bytes += value.length + key.length;
+    while (this.order.length > this.limit || this.bytes > this.maxBytes) this.delete(this.order[0]);
+  }
+  get(key: string): void {
+    const tick = this.ticks.get(key);
+    if (tick === undefined || this.sets - tick <= this.order.length >> 2) return;
+    this.order.splice(this.order.indexOf(key), 1);
+    this.order.push(key);
+    this.ticks.set(key, this.sets);
+  }
+  delete(key: string): void {
+    const at = this.order.indexOf(key);
+    if (at < 0) return;
+    this.order.splice(at, 1);
+    this.bytes -= this.sizes.get(key)!;
+    this.ticks.delete(key);
+    this.sizes.delete(key);
+  }
+  clear(): void {
+    for (const key of [...this.order]) this.delete(key);
+  }
+}
+
+test('LruMap evicts exactly what the plain LRU rules say, through many evictions, reads, deletes and clears', (t) => {
+  // Evictions walk one kept iterator across V8's table rebuilds: checked against the rules step by step.
+  const map = new LruMap<string>(64, 3000);
+  const model = new ReferenceLru(64, 3000);
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  for (let step = 0; step < 30_000; step += 1) {
+    const key = `k${random(400)}`;
+    const op = random(100);
+    if (op < 60) {
+      const value = 'v'.repeat(random(80));
+      map.set(key, value);
+      model.set(key, value);
+    } else if (op < 90) {
+      map.get(key);
+      model.get(key);
+    } else if (op < 99) {
+      map.delete(key);
+      model.delete(key);
+    } else if (random(20) === 0) {
+      map.clear();
+      model.clear();
+    }
+    if (step % 100 === 0 || op >= 99) {
+      t.deepEqual([...map.keys()], model.order, `step ${step}`);
+      t.is(map.bytes, model.bytes, `step ${step}`);
+    }
+  }
+  t.deepEqual([...map.keys()], model.order);
 });
 
 test('the cache holds no more bytes than CACHE_MAX_BYTES, whatever is stored', async (t) => {

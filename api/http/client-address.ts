@@ -3,7 +3,7 @@
 // written by the client and is never believed.
 import ipaddr from 'ipaddr.js';
 import type { Context } from 'koa';
-import { LruMap } from '../cache.ts';
+import { LruMap } from '../../shared/lru-map.ts';
 
 export type TrustProxy =
   | { mode: 'none' }

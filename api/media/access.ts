@@ -7,6 +7,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
+import { LruMap } from '../../shared/lru-map.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { PasswordVerifier } from './password.ts';
 import type { MintedToken, TokenSigner } from './token.ts';
@@ -21,7 +22,7 @@ export type Grant = MintedToken;
 
 export interface AccessOptions { verifier: PasswordVerifier | null; signer: TokenSigner; limiter: RateLimiter; tokenTtlSeconds: number }
 
-/** Addresses remembered as having proved the password; the oldest are forgotten first. */
+/** Addresses remembered as having proved the password; the least recently used are forgotten first. */
 const MAX_PROVEN_ADDRESSES = 10_000;
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) || undefined;
@@ -40,7 +41,7 @@ function passwordOf(ctx: Context): string | undefined {
 export class PrivateAccess {
   private readonly options: AccessOptions;
   /** Digest of the password each address proved, so HTTP Basic on every request costs no scrypt. */
-  private readonly proven = new Map<string, Buffer>();
+  private readonly proven = new LruMap<Buffer>(MAX_PROVEN_ADDRESSES);
   /** Addresses over the budget, until the end of their window (ms). */
   private readonly lockedUntil = new Map<string, number>();
 
@@ -72,18 +73,12 @@ export class PrivateAccess {
     const { verifier } = this.options;
     if (!verifier) throw new ApiError('wrong_password', { detail: 'private media is off (MEDIA_PASSWORD is not set)' });
     if (!(await verifier.verify(candidate))) throw new ApiError('wrong_password');
-    this.remember(ip, digest);
+    this.proven.set(ip, digest);
     return this.mint();
   }
 
   private tooMany(resetAt: number): ApiError {
     return new ApiError('rate_limited', { detail: 'too many password attempts from this address', retryAfter: Math.ceil((resetAt - Date.now()) / 1000) });
-  }
-
-  private remember(ip: string, digest: Buffer): void {
-    this.proven.delete(ip);
-    this.proven.set(ip, digest);
-    if (this.proven.size > MAX_PROVEN_ADDRESSES) this.proven.delete(this.proven.keys().next().value!);
   }
 
   /** The request's grant, or null when it brings no credentials at all; throws on bad ones. */

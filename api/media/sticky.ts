@@ -5,16 +5,16 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { Selection } from './selector.ts';
+import { LruMap } from '../../shared/lru-map.ts';
 
 export class StickyPicks {
   private readonly ttlMs: number;
-  private readonly maxEntries: number;
-  /** Key digest -> file id and expiry (ms); Map order is least recently used first. */
-  private readonly entries = new Map<string, { id: string; until: number }>();
+  /** Key digest -> file id and expiry (ms), the least recently used forgotten first. */
+  private readonly entries: LruMap<{ id: string; until: number }>;
 
   constructor(ttlSeconds: number, maxEntries: number) {
     this.ttlMs = ttlSeconds * 1000;
-    this.maxEntries = maxEntries;
+    this.entries = new LruMap(maxEntries);
   }
 
   get enabled(): boolean {
@@ -31,17 +31,15 @@ export class StickyPicks {
   get(key: string, now = Date.now()): string | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    this.entries.delete(key);
-    if (entry.until <= now) return undefined;
+    if (entry.until <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
     entry.until = now + this.ttlMs;
-    this.entries.set(key, entry);
     return entry.id;
   }
 
   remember(key: string, id: string, now = Date.now()): void {
-    if (!this.enabled) return;
-    this.entries.delete(key);
-    this.entries.set(key, { id, until: now + this.ttlMs });
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    if (this.enabled) this.entries.set(key, { id, until: now + this.ttlMs });
   }
 }

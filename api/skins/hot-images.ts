@@ -6,7 +6,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import type { Context } from 'koa';
-import { LruMap, type CacheNamespace } from '../cache.ts';
+import type { CacheNamespace } from '../cache.ts';
+import { LruMap } from '../../shared/lru-map.ts';
 import { FastReplies, type FastRequest } from '../http/fast-reply.ts';
 import { handOverCounted, rateLimitHeaders } from '../http/rate-limit.ts';
 import { IMAGE_KINDS, imageOptions, imageParams, type ImageKind, type ImageOptions } from './image-params.ts';

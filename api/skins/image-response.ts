@@ -1,7 +1,7 @@
 // One place that sets every status and header of an image reply (ETag, caching, download).
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import { LruMap } from '../cache.ts';
+import { LruMap } from '../../shared/lru-map.ts';
 import type { CacheState } from './types.ts';
 
 /** Browsers and CDNs may keep a player-addressed image as long as the profile cache does. */

@@ -1,6 +1,7 @@
 // The fake's players and account users. Everything is derived from names, so every run (and every
 // test) sees the same UUIDs and the same pictures.
 import { createHash } from 'node:crypto';
+import { LruMap } from '../../shared/lru-map.ts';
 import { normalizeUuid } from '../../shared/uuid.ts';
 import type { CapeLook, SkinLook } from './skin-looks.ts';
 
@@ -143,7 +144,7 @@ export class PlayerCatalogue {
   readonly users: readonly FakeUser[];
   private readonly byNameIndex = new Map<string, FakePlayer>();
   private readonly byUuidIndex = new Map<string, FakePlayer>();
-  private readonly remembered = new Map<string, FakePlayer>();
+  private readonly remembered = new LruMap<FakePlayer>(MAX_REMEMBERED);
 
   constructor() {
     for (const p of [...this.official, ...this.external]) {
@@ -184,8 +185,6 @@ export class PlayerCatalogue {
 
   private remember(player: FakePlayer): void {
     const key = `${player.source}:${player.uuid}`;
-    this.remembered.delete(key);
     this.remembered.set(key, player);
-    if (this.remembered.size > MAX_REMEMBERED) this.remembered.delete(this.remembered.keys().next().value!);
   }
 }

@@ -2,7 +2,8 @@
 // pretty-prints the value JSON, Blessing Skin writes it compact and adds uploadableTextures.
 import type { FakePlayer } from './players.ts';
 import { signValue, type SigningKey } from './keys.ts';
-import { bounded, playerTextureUrls } from './textures.ts';
+import { playerTextureUrls } from './textures.ts';
+import { LruMap } from '../../shared/lru-map.ts';
 
 export interface ProfileProperty { name: string; value: string; signature?: string }
 export interface SessionProfile { id: string; name: string; properties: ProfileProperty[]; profileActions?: [] }
@@ -60,7 +61,7 @@ export async function externalProfile(player: FakePlayer, baseUrl: string, key: 
 
 /** Generated players' profiles kept: as many PNGs as textures.ts keeps. */
 const MAX_GENERATED_PROFILES = 20_000;
-const generatedProfiles = new Map<string, Promise<SessionProfile>>();
+const generatedProfiles = new LruMap<Promise<SessionProfile>>(MAX_GENERATED_PROFILES);
 
 /**
  * A player's session profile in its source's dialect. A generated player's is built once per
@@ -76,7 +77,7 @@ export function sessionProfile(player: FakePlayer, baseUrl: string, key: Signing
   if (!profile) {
     profile = build(player, baseUrl, key);
     profile.catch(() => generatedProfiles.delete(cacheKey));
+    generatedProfiles.set(cacheKey, profile);
   }
-  bounded(generatedProfiles, cacheKey, profile, MAX_GENERATED_PROFILES);
   return profile;
 }

@@ -1,11 +1,12 @@
 // Texture files by pixel hash, and the trap URLs a careful client must refuse. Drawn PNGs are a
-// pure function of their spec, so they are cached per process (newest first, bounded) and shared
+// pure function of their spec, so they are cached per process (bounded, the least recently used go first) and shared
 // by every fake; the hash is taken from the drawn pixels, so a texture is encoded once and never
 // decoded (a load test's first request per player costs about 1 ms here, see docs/fake-upstream.md).
 import { createHash } from 'node:crypto';
 import type { CapeArt, FakePlayer, SkinArt, SkinTrap, Source } from './players.ts';
 import { capePixels, encodePng, skinPixels } from './skin-art.ts';
 import { pixelHash } from './texture-hash.ts';
+import { LruMap } from '../../shared/lru-map.ts';
 
 export interface Texture { hash: string; png: Buffer }
 type Art = { kind: 'skin'; spec: SkinArt } | { kind: 'cape'; spec: CapeArt };
@@ -14,16 +15,9 @@ type Art = { kind: 'skin'; spec: SkinArt } | { kind: 'cape'; spec: CapeArt };
 const MAX_PNGS = 20_000;
 /** As many as players.ts remembers, with their capes. */
 const MAX_HASHES = 200_000;
-const pngs = new Map<string, Promise<Texture>>();
+const pngs = new LruMap<Promise<Texture>>(MAX_PNGS);
 /** Hash -> art, so a file evicted from `pngs` can be drawn again when its URL is asked for. */
-const arts = new Map<string, Art>();
-
-/** Sets `key` as the newest entry, dropping the oldest past `max`. */
-export function bounded<V>(map: Map<string, V>, key: string, value: V, max: number): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > max) map.delete(map.keys().next().value!);
-}
+const arts = new LruMap<Art>(MAX_HASHES);
 
 export function drawTexture(art: Art): Promise<Texture> {
   const key = JSON.stringify(art);
@@ -31,11 +25,11 @@ export function drawTexture(art: Art): Promise<Texture> {
   if (!texture) {
     const pixels = art.kind === 'skin' ? skinPixels(art.spec) : capePixels(art.spec);
     const hash = pixelHash(pixels.width, pixels.height, pixels.data);
-    bounded(arts, hash, art, MAX_HASHES);
+    arts.set(hash, art);
     texture = encodePng(pixels).then((png) => ({ hash, png }));
     texture.catch(() => pngs.delete(key));
+    pngs.set(key, texture);
   }
-  bounded(pngs, key, texture, MAX_PNGS); // a hit becomes the newest again
   return texture;
 }
 

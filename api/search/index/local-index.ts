@@ -2,7 +2,7 @@
 // it holds posted under its fingerprint. A lookup parses only the rows it returns.
 import path from 'node:path';
 import type { CountryCode } from 'libphonenumber-js';
-import { LruMap } from '../../cache.ts';
+import { LruMap } from '../../../shared/lru-map.ts';
 import { typedKey, type TypedValue } from '../types.ts';
 import { DEFAULT_REGION } from '../values/phone.ts';
 import { typedValues, type RejectedValue } from './fields.ts';

@@ -1,11 +1,12 @@
 // Where login sessions live: their own store, never the cache, so cache churn cannot log anyone
-// out. In memory: a map of its own; with Redis: plain keys with a TTL (shared by instances, no
+// out. In memory: a bounded map of its own; with Redis: plain keys with a TTL (shared by instances, no
 // in-process copy, so a logout counts everywhere at once). Keys are SHA-256 of the session id:
 // a dump of the store does not hand out valid cookies.
 import { createHash } from 'node:crypto';
 import type { RedisClientType } from '@redis/client';
 import { ApiError } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/log.ts';
+import { LruMap } from '../../../shared/lru-map.ts';
 import type { TokenSet } from './external-account.ts';
 
 export interface SessionData {
@@ -26,7 +27,8 @@ export const keyOf = (id: string) => createHash('sha256').update(id).digest('bas
 const MEMORY_MAX_SESSIONS = 100_000;
 
 export class MemorySessionStore implements SessionStore {
-  private readonly entries = new Map<string, { data: SessionData; expiresAt: number }>();
+  /** An expired session is dropped when read; past the bound the least recently used go. */
+  private readonly entries = new LruMap<{ data: SessionData; expiresAt: number }>(MEMORY_MAX_SESSIONS);
 
   async get(id: string): Promise<SessionData | undefined> {
     const key = keyOf(id);
@@ -37,14 +39,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async set(id: string, data: SessionData, ttlMs: number): Promise<void> {
-    const key = keyOf(id);
-    this.entries.delete(key);
-    this.entries.set(key, { data, expiresAt: Date.now() + ttlMs });
-    // Map order is insertion order: the first entries are the oldest writes.
-    for (const [oldest, entry] of this.entries) {
-      if (this.entries.size <= MEMORY_MAX_SESSIONS && entry.expiresAt > Date.now()) break;
-      this.entries.delete(oldest);
-    }
+    this.entries.set(keyOf(id), { data, expiresAt: Date.now() + ttlMs });
   }
 
   async delete(id: string): Promise<void> {
