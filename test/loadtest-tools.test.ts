@@ -22,6 +22,12 @@ function close(server: http.Server): Promise<void> {
 }
 
 /** A server with `handler` and a paths file of `lines`, both gone when the test ends. */
+/**
+ * Long enough to count on a loaded machine: in the full suite the tests that launch browsers can
+ * starve this process for a second, and a 1 s run once got 30 answers.
+ */
+const LOAD_SECONDS = 3;
+
 async function serveWithPaths(t: ExecutionContext, handler: http.RequestListener, lines: string[]): Promise<{ url: string; pathsFile: string }> {
   const { url, server } = await listen(handler);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'loadtest-tools-'));
@@ -41,7 +47,7 @@ async function serveWithPaths(t: ExecutionContext, handler: http.RequestListener
     res.statusCode = req.url === '/missing' ? 404 : 200;
     res.end('x');
   }, ['/a', '/b', '/missing']);
-  const result = await runLoad({ url, pathsFile, seconds: 1, connections: 4, threads: 2, timeoutSeconds: 5 });
+  const result = await runLoad({ url, pathsFile, seconds: LOAD_SECONDS, connections: 4, threads: 2, timeoutSeconds: 5 });
 
   t.is(result.tool, 'wrk');
   t.true(result.requests > 100, `${result.requests} requests`);
@@ -69,7 +75,7 @@ async function serveWithPaths(t: ExecutionContext, handler: http.RequestListener
     if (req.url === '/tenth') setTimeout(done, 20);
     else done();
   }, Array.from({ length: 1000 }, (_, i) => (i % 10 === 9 ? '/tenth' : '/a')));
-  await runLoad({ url, pathsFile, seconds: 1, connections: 4, threads: 2, timeoutSeconds: 5 });
+  await runLoad({ url, pathsFile, seconds: LOAD_SECONDS, connections: 4, threads: 2, timeoutSeconds: 5 });
 
   t.true(answered.all >= 100, JSON.stringify(answered));
   const share = answered.tenth / answered.all;
@@ -86,7 +92,7 @@ const echoing = (slowMs: number): http.RequestListener => (req, res) => {
 
 (findWrk() ? test : test.skip)('with a marker, the marked paths\' latencies and the others\' come back apart', async (t) => {
   const { url, pathsFile } = await serveWithPaths(t, echoing(40), Array.from({ length: 100 }, (_, i) => (i % 10 === 9 ? '/slow' : '/fast')));
-  const result = await runLoad({ url, pathsFile, seconds: 1, connections: 4, threads: 2, timeoutSeconds: 5, marker: 'slow' });
+  const result = await runLoad({ url, pathsFile, seconds: LOAD_SECONDS, connections: 4, threads: 2, timeoutSeconds: 5, marker: 'slow' });
 
   t.truthy(result.marked && result.unmarked, JSON.stringify(result));
   // Every marked answer waited for a 40 ms timer (libuv's clock is read once per loop turn, so
