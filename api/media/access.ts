@@ -42,8 +42,11 @@ export class PrivateAccess {
   private readonly options: AccessOptions;
   /** Digest of the password each address proved, so HTTP Basic on every request costs no scrypt. */
   private readonly proven = new LruMap<Buffer>(MAX_PROVEN_ADDRESSES);
-  /** Addresses over the budget, until the end of their window (ms). */
-  private readonly lockedUntil = new Map<string, number>();
+  /**
+   * Addresses over the budget, until the end of their window (ms). Bounded like `proven`: a lock
+   * forgotten early costs nothing, as the limiter still counts the window and locks again.
+   */
+  private readonly lockedUntil = new LruMap<number>(MAX_PROVEN_ADDRESSES);
 
   constructor(options: AccessOptions) {
     this.options = options;
