@@ -63,7 +63,8 @@ export class LruMap<V> extends Map<string, V> {
   override set(key: string, value: V): this {
     this.delete(key);
     super.set(key, value);
-    // Sizes only where bytes are bounded: a table bounded in entries may hold anything (a thrown error and its cycles).
+    // Sized only where bytes are bounded: a table bounded in entries may hold anything (a thrown
+    // error and its cycles).
     const size = this.maxBytes === Infinity ? 0 : sizeOf(value) + key.length;
     this.meta.set(key, { size, tick: ++this.sets });
     this.bytes += size;

@@ -1,7 +1,7 @@
 // Where login sessions live: their own store, never the cache, so cache churn cannot log anyone
-// out. In memory: a bounded map of its own; with Redis: plain keys with a TTL (shared by instances, no
-// in-process copy, so a logout counts everywhere at once). Keys are SHA-256 of the session id:
-// a dump of the store does not hand out valid cookies.
+// out. In memory: a bounded map of its own; with Redis: plain keys with a TTL (shared by
+// instances, no in-process copy, so a logout counts everywhere at once). Keys are SHA-256 of the
+// session id: a dump of the store does not hand out valid cookies.
 import { createHash } from 'node:crypto';
 import type { RedisClientType } from '@redis/client';
 import { ApiError } from '../../../shared/errors.ts';
