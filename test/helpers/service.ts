@@ -125,15 +125,17 @@ export interface CallOptions {
  * checked against the OpenAPI document; a mismatch fails the calling test.
  */
 export async function call(url: string, init?: RequestInit, options: CallOptions = {}) {
-  let response: Response;
-  try {
-    response = await fetch(url, init);
-  } catch (error) {
-    // A pooled keep-alive socket may belong to a service that a test just stopped (a new one can
-    // get the same port); an idempotent request is simply sent again on a fresh connection.
-    const method = (init?.method ?? 'GET').toUpperCase();
-    if (method !== 'GET' && method !== 'HEAD') throw error;
-    response = await fetch(url, init);
+  // A pooled keep-alive socket may belong to a service that a test just stopped (a new one can
+  // get the same port); an idempotent request is simply sent again, each failure dropping a dead
+  // socket from the pool (one retry was once not enough: "fetch failed" twice after a restart).
+  const idempotent = ['GET', 'HEAD'].includes((init?.method ?? 'GET').toUpperCase());
+  let response: Response | undefined;
+  for (let attempt = 1; !response; attempt += 1) {
+    try {
+      response = await fetch(url, init);
+    } catch (error) {
+      if (!idempotent || attempt === 3) throw error;
+    }
   }
   const bytes = Buffer.from(await response.arrayBuffer());
   const type = response.headers.get('content-type') ?? '';
