@@ -34,7 +34,7 @@ export class ReadThrough<T> {
   readonly ns: CacheNamespace<T>;
   private readonly options: ReadThroughOptions;
   private readonly inflight = new Coalescer();
-  /** The latest failures by key; an expired one is dropped when read, the oldest past the bound. */
+  /** The latest failures by key; an expired one gives way to the next call's outcome, the oldest to the bound. */
   private readonly recentErrors = new LruMap<{ error: unknown; until: number }>(ERROR_MEMO_MAX);
 
   constructor(ns: CacheNamespace<T>, options: ReadThroughOptions = {}) {
@@ -57,7 +57,6 @@ export class ReadThrough<T> {
     };
     const recent = this.recentErrors.get(key);
     if (recent && recent.until > Date.now()) return stale(recent.error);
-    if (recent) this.recentErrors.delete(key);
     return this.inflight.run(key, async () => {
       try {
         const value = await this.produce(key, fetch);

@@ -75,7 +75,7 @@ export class LruMap<V> extends Map<string, V> {
   /** Gives an entry the size its value turned out to have (a promise that has settled). */
   resize(key: string, size: number): void {
     const meta = this.meta.get(key);
-    if (!meta) return;
+    if (!meta || this.maxBytes === Infinity) return;
     this.bytes += size + key.length - meta.size;
     meta.size = size + key.length;
     this.evict();

@@ -1,7 +1,8 @@
 // Texture files by pixel hash, and the trap URLs a careful client must refuse. Drawn PNGs are a
-// pure function of their spec, so they are cached per process (bounded, the least recently used go first) and shared
-// by every fake; the hash is taken from the drawn pixels, so a texture is encoded once and never
-// decoded (a load test's first request per player costs about 1 ms here, see docs/fake-upstream.md).
+// pure function of their spec, so they are cached per process (bounded, the least recently used
+// go first) and shared by every fake; the hash is taken from the drawn pixels, so a texture is
+// encoded once and never decoded (a load test's first request per player costs about 1 ms here,
+// see docs/fake-upstream.md).
 import { createHash } from 'node:crypto';
 import type { CapeArt, FakePlayer, SkinArt, SkinTrap, Source } from './players.ts';
 import { capePixels, encodePng, skinPixels } from './skin-art.ts';
