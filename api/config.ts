@@ -45,11 +45,16 @@ export interface Config {
     issuer: string;
   };
   sessionSecret: string | null;
-  /** Bearer token required by /metrics when set. */
-  metricsToken: string | null;
+  /** Who may read /metrics: the bearer token it requires, or (without one) anyone rather than this machine only. */
+  metrics: { token: string | null; public: boolean };
   /** The player shown as the live example on the landing page. */
   demoPlayer: string;
   redisUrl: string | null;
+  /**
+   * Where the cache lives (CACHE_REDIS_URL, else REDIS_URL): a Redis of its own may evict freely
+   * (allkeys-lru) while sessions, search keys and rate-limit counters stay on REDIS_URL.
+   */
+  cacheRedisUrl: string | null;
   render: { workers: number; chromiumPath: string | null; gpu: 'auto' | 'on' | 'off'; queueLimit: number; jobTimeoutMs: number; batchSize: number; browsers: number | undefined };
   media: MediaSettings;
   search: {
@@ -90,7 +95,12 @@ export const DEFAULT_TTLS = {
   uuid: 3600,
   profile: 300,
   texture: 86_400,
-  render: 604_800,
+  /**
+   * Drawn images, in the shared cache: hours, not the spec's week (HTTP caches still keep them
+   * as Cache-Control says). One is drawn again in milliseconds from the texture, which is kept a
+   * day, and every distinct option set a client asks for is a new entry.
+   */
+  render: 21_600,
   announcements: 600,
   meta: 3600,
   /** "No such player" answers: shorter than a hit so a new account shows up soon. */
@@ -255,9 +265,10 @@ export function loadConfig(env: Env = process.env): Config {
       issuer: url('OAUTH_ISSUER', externalUrl),
     },
     sessionSecret,
-    metricsToken: optional('METRICS_TOKEN'),
+    metrics: { token: optional('METRICS_TOKEN'), public: bool('METRICS_PUBLIC', false) },
     demoPlayer: str('DEMO_PLAYER', 'Notch'),
     redisUrl: optional('REDIS_URL'),
+    cacheRedisUrl: optional('CACHE_REDIS_URL') ?? optional('REDIS_URL'),
     render: {
       // 0 switches the farm off (avatars and raw textures still work; 3D images answer 503).
       workers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 0, 64),
@@ -274,7 +285,9 @@ export function loadConfig(env: Env = process.env): Config {
     search: searchSettings(),
     dataDir,
   };
-  if (config.redisUrl && !/^rediss?:\/\//.test(config.redisUrl)) problems.push(`REDIS_URL must start with redis:// or rediss:// (got "${config.redisUrl}")`);
+  for (const [name, value] of [['REDIS_URL', config.redisUrl], ['CACHE_REDIS_URL', optional('CACHE_REDIS_URL')]]) {
+    if (value && !/^rediss?:\/\//.test(value)) problems.push(`${name} must start with redis:// or rediss:// (got "${value}")`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(config);
 }

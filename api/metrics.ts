@@ -2,6 +2,7 @@
 // /metrics on each service's port. Counters are updated where things happen; gauges that
 // describe a component's state are read from it when scraped.
 import type { Middleware } from 'koa';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import client from 'prom-client';
 import { lagMonitor } from './http/load-shed.ts';
 
@@ -36,16 +37,16 @@ function pendingCounter(counter: client.Counter<string>, labels: Record<string, 
 
 export const httpRequests = new client.Counter({
   name: 'skinfarm_http_requests_total',
-  help: 'HTTP requests by service, route group and status',
-  labelNames: ['service', 'group', 'status'] as const,
+  help: 'HTTP requests by service, matched route (other when none) and status',
+  labelNames: ['service', 'route', 'status'] as const,
   registers: [registry],
   collect() { flushPending(this); },
 });
 
 export const httpDuration = new client.Histogram({
   name: 'skinfarm_http_request_duration_seconds',
-  help: 'HTTP request duration by service and route group',
-  labelNames: ['service', 'group'] as const,
+  help: 'HTTP request duration by service and matched route (other when none)',
+  labelNames: ['service', 'route'] as const,
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   registers: [registry],
 });
@@ -111,47 +112,70 @@ function labelled<T>(make: (key: string) => T): (key: string) => T {
 }
 
 const requestCounters = labelled((key) => {
-  const [service, group, status] = key.split('\n');
-  return pendingCounter(httpRequests, { service, group, status });
+  const [service, route, status] = key.split('\n');
+  return pendingCounter(httpRequests, { service, route, status });
 });
 const durationTimers = labelled((key) => {
-  const [service, group] = key.split('\n');
-  return httpDuration.labels({ service, group });
+  const [service, route] = key.split('\n');
+  return httpDuration.labels({ service, route });
 });
 
-/** Counts one answered request and its duration (route groups are few, so children stay few). */
-export function recordRequest(service: string, group: string, status: number, ms: number): void {
-  requestCounters(`${service}\n${group}\n${status}`).inc();
-  durationTimers(`${service}\n${group}`).observe(ms / 1000);
+/** The route label of a request no route of a table matched (404s, preflights, the starting port). */
+export const OTHER_ROUTE = 'other';
+
+/** HTTP statuses are the other label a client chooses: anything unusual is counted as its class. */
+const statusLabel = (status: number) => (status >= 100 && status <= 599 ? String(status) : 'other');
+
+/**
+ * Counts one answered request and its duration. `route` is a route table's path template (or
+ * OTHER_ROUTE): a set fixed at start, so no client can add label values by inventing paths.
+ */
+export function recordRequest(service: string, route: string, status: number, ms: number): void {
+  requestCounters(`${service}\n${route}\n${statusLabel(status)}`).inc();
+  durationTimers(`${service}\n${route}`).observe(ms / 1000);
 }
 
 /** The counter of one cache namespace and result. */
 export const cacheLookupCounter = (namespace: string, result: 'hit' | 'stale' | 'miss') => pendingCounter(cacheLookups, { namespace, result });
 
-/** The first path segments name a route group without exploding label cardinality. */
-export function routeGroup(path: string): string {
-  const parts = path.split('/').filter(Boolean);
-  if (parts.length === 0) return '/';
-  if (parts[0] === 'v1' && parts.length > 1) {
-    // /v1/admin/keys/{id}, /v1/me/token and /v1/external/meta keep their second word.
-    return ['admin', 'me', 'external', 'status'].includes(parts[1]) && parts[2] ? `/v1/${parts[1]}/${parts[2].replace(/[^a-z-].*$/, ':id')}` : `/v1/${parts[1]}`;
-  }
-  return ['oauth', 'f', 'docs', 'status', 'metrics', 'health', 'openapi.json', 'login'].includes(parts[0]) ? `/${parts[0]}` : '/other';
+/**
+ * Who may read /metrics: with METRICS_TOKEN, a request bearing it; without, a request made on
+ * this machine (loopback peer, no forwarding header) unless METRICS_PUBLIC says anyone may.
+ */
+export interface MetricsAccess { token: string | null; public: boolean }
+
+let access: MetricsAccess = { token: null, public: false };
+
+export function protectMetrics(settings: MetricsAccess): void {
+  access = settings;
 }
 
-let metricsToken: string | null = null;
+const digest = (text: string) => createHash('sha256').update(text).digest();
 
-/** METRICS_TOKEN, when set, must be sent as a bearer token to read /metrics. */
-export function protectMetrics(token: string | null): void {
-  metricsToken = token;
+/** Compared as digests of equal length, in constant time: the token's length and prefix leak nothing. */
+function bearerMatches(header: string, token: string): boolean {
+  return timingSafeEqual(digest(header), digest(`Bearer ${token}`));
+}
+
+const isLoopback = (address: string | undefined) =>
+  !!address && (address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.'));
+
+/** Whether this request may read the metrics, else the status to answer. */
+export function metricsRefusal(authorization: string, peer: string | undefined, forwarded: boolean): 401 | 403 | null {
+  if (access.token) return bearerMatches(authorization, access.token) ? null : 401;
+  if (access.public || (isLoopback(peer) && !forwarded)) return null;
+  return 403;
 }
 
 export function metricsRoute(): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== '/metrics' || ctx.method !== 'GET') return next();
-    if (metricsToken && ctx.get('Authorization') !== `Bearer ${metricsToken}`) {
-      ctx.status = 401;
-      ctx.body = 'unauthorized\n';
+    ctx.state.route = '/metrics';
+    const refusal = metricsRefusal(ctx.get('Authorization'), ctx.socket.remoteAddress, !!(ctx.get('X-Forwarded-For') || ctx.get('Forwarded')));
+    if (refusal) {
+      ctx.status = refusal;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = refusal === 401 ? 'unauthorized\n' : 'metrics are served to this machine only: set METRICS_TOKEN (or METRICS_PUBLIC=true)\n';
       return;
     }
     ctx.type = registry.contentType;

@@ -45,8 +45,10 @@ export class ReadThrough<T> {
   /**
    * The answer for `key`, from the cache or from one shared `fetch`. `force` skips the fresh
    * entry (a client asked for a refetch) but still falls back to it when the refetch fails.
+   * `admit` is called (and may throw) before this request starts a call of its own: a request
+   * that finds the entry, or joins a call in flight, costs its client nothing.
    */
-  async get(key: string, fetch: () => Promise<T>, force = false): Promise<ReadAnswer<T>> {
+  async get(key: string, fetch: () => Promise<T>, { force = false, admit }: { force?: boolean; admit?: () => Promise<void> } = {}): Promise<ReadAnswer<T>> {
     const entry = await this.ns.get(key);
     if (!force && entry?.freshness === 'fresh') return { value: entry.value, cache: 'HIT' };
     const stale = (error: unknown): ReadAnswer<T> => {
@@ -57,6 +59,7 @@ export class ReadThrough<T> {
     };
     const recent = this.recentErrors.get(key);
     if (recent && recent.until > Date.now()) return stale(recent.error);
+    if (admit && !this.inflight.current(key)) await admit();
     return this.inflight.run(key, async () => {
       try {
         const value = await this.produce(key, fetch);

@@ -16,7 +16,7 @@ import type { ErrorFormatter } from './http/errors.ts';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit.ts';
 import { onClientError } from './http/client-error.ts';
 import { protectMetrics } from './metrics.ts';
-import { connectRedis } from './redis.ts';
+import { checkCacheRedis, connectRedis } from './redis.ts';
 import { createMediaService } from './media/service.ts';
 import { formatSearchError } from './search/errors.ts';
 import { createSearchService } from './search/service.ts';
@@ -78,10 +78,11 @@ function startingApp(name: ServiceName, config: Config, log: Logger) {
  * closed and the returned promise rejects with the abort reason; any failure does the same.
  */
 export async function startServices(config: Config, log: Logger, stop?: AbortSignal): Promise<RunningServices> {
-  protectMetrics(config.metricsToken);
+  protectMetrics(config.metrics);
   const servers: http.Server[] = [];
   const services: Service[] = [];
   let redis: RedisClientType | null = null;
+  let cacheRedis: RedisClientType | null = null;
   let closing: Promise<void> | null = null;
   const idle = config.idleTrimSeconds > 0
     ? new IdleTrim({ idleMs: config.idleTrimSeconds * 1000, log, trim: async () => { await Promise.all(services.map((s) => s.trim?.())); } })
@@ -91,7 +92,7 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
       idle?.close();
       await Promise.all(servers.map(drain));
       await Promise.all(services.map((s) => s.close?.()));
-      if (redis?.isOpen) await redis.quit().catch(() => {});
+      for (const client of new Set([redis, cacheRedis])) if (client?.isOpen) await client.quit().catch(() => {});
     })();
     return closing;
   };
@@ -118,8 +119,10 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
     }
     stopped();
     redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
+    cacheRedis = config.cacheRedisUrl === config.redisUrl ? redis : await connectRedis(config.cacheRedisUrl!, log.child({ redis: 'cache' }));
     stopped();
-    const cache = new Cache({ maxEntries: config.cache.maxEntries, maxBytes: config.cache.maxBytes, staleSeconds: config.cache.staleSeconds, ttl: config.cache.ttl, redis, log });
+    if (cacheRedis) await checkCacheRedis(cacheRedis, cacheRedis === redis, log);
+    const cache = new Cache({ maxEntries: config.cache.maxEntries, maxBytes: config.cache.maxBytes, staleSeconds: config.cache.staleSeconds, ttl: config.cache.ttl, redis: cacheRedis, log });
     const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore(), log);
     const running = withListenAddresses(config, ports);
     const shared = { config: running, log, cache, limiter, redis, upstreams: createUpstreams(running, cache, redis, log), stopping: stop };

@@ -24,17 +24,30 @@ function serializeError(error: unknown): unknown {
   return { name: error.name, message: error.message, stack: error.stack, cause: error.cause ? serializeError(error.cause) : undefined };
 }
 
+/**
+ * Control characters (C0, DEL, C1) and the Unicode line separators: a terminal acts on them (an
+ * escape sequence in a logged path would be run by the operator's terminal) and a line reader
+ * splits at them (a forged log line). Logged text is the client's, so none is written as it is.
+ */
+const CONTROL = /[\p{Cc}\u2028\u2029]/gu;
+/** Plain text: the characters a string may hold and still be written bare (no quotes, no escapes). */
+const BARE = /^[^\s"=\\\p{Cc}\u2028\u2029]+$/u;
+
+/** Every control character as its \uXXXX escape: inside a JSON string the same value, anywhere else plain text. */
+const inert = (text: string) => text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** A field for a person: strings bare unless they need quotes, errors by their message. */
 function prettyValue(value: unknown): string {
   if (value instanceof Error) return JSON.stringify(`${value.name}: ${value.message}`);
-  if (typeof value === 'string') return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
+  if (typeof value === 'string') return BARE.test(value) ? value : JSON.stringify(value);
   return JSON.stringify(value) ?? String(value);
 }
 
 function prettyLine(time: Date, level: LogLevel, msg: string, bindings: Record<string, unknown>, fields: Record<string, unknown> = {}): string {
   const where = Object.values(bindings).join('/');
   const rest = Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${prettyValue(v)}`);
-  return [time.toTimeString().slice(0, 8), level.toUpperCase().padEnd(5), where ? `${where}:` : '', msg, ...rest].filter(Boolean).join(' ');
+  // The message, the bindings and the keys too.
+  return inert([time.toTimeString().slice(0, 8), level.toUpperCase().padEnd(5), where ? `${where}:` : '', msg, ...rest].filter(Boolean).join(' '));
 }
 
 export function createLogger(level: LogLevel = 'info', bindings: Record<string, unknown> = {},
@@ -49,7 +62,8 @@ export function createLogger(level: LogLevel = 'info', bindings: Record<string, 
     }
     const entry: Record<string, unknown> = { time: time.toISOString(), level: lvl, msg, ...bindings };
     if (fields) for (const [k, v] of Object.entries(fields)) entry[k] = k === 'err' ? serializeError(v) : v;
-    write(`${JSON.stringify(entry)}\n`);
+    // JSON.stringify escapes C0 only; C1, DEL and U+2028/2029 can only be in its strings.
+    write(`${inert(JSON.stringify(entry))}\n`);
   };
   return {
     debug: (msg, fields) => emit('debug', msg, fields),

@@ -70,9 +70,9 @@ test('force refetches a fresh entry and falls back to it when the refetch fails'
   const up = upstream(() => answer());
   await read.get('k', up.fetch);
   answer = () => 'new';
-  t.deepEqual(await read.get('k', up.fetch, true), { value: 'new', cache: 'MISS' });
+  t.deepEqual(await read.get('k', up.fetch, { force: true }), { value: 'new', cache: 'MISS' });
   answer = () => { throw new Error('down'); };
-  t.deepEqual(await read.get('k', up.fetch, true), { value: 'new', cache: 'STALE' });
+  t.deepEqual(await read.get('k', up.fetch, { force: true }), { value: 'new', cache: 'STALE' });
   t.is(up.calls, 3);
 });
 
@@ -87,4 +87,28 @@ test('the error memo holds the latest 10,000 failures: the oldest calls again, a
   t.is(down.calls, 10_002, 'the oldest was forgotten past the bound, so it was called again');
   await t.throwsAsync(read.get('k0', down.fetch));
   t.is(down.calls, 10_002, 'and is remembered anew');
+});
+
+test('admit is asked only by a request that starts a call: not for a hit, not for joining one in flight', async (t) => {
+  const read = reader<string>(60);
+  const admitted: string[] = [];
+  const admit = (who: string) => async () => { admitted.push(who); };
+  let started!: () => void;
+  const fetchStarted = new Promise<void>((resolve) => { started = resolve; });
+  let finish!: (value: string) => void;
+  const first = read.get('k', () => { started(); return new Promise<string>((resolve) => { finish = resolve; }); }, { admit: admit('first') });
+  await fetchStarted;
+  const joiner = read.get('k', async () => 'never', { admit: admit('joiner') });
+  finish('v');
+  t.deepEqual((await Promise.all([first, joiner])).map((a) => a.value), ['v', 'v']);
+  t.deepEqual(await read.get('k', async () => 'never', { admit: admit('hit') }), { value: 'v', cache: 'HIT' });
+  t.deepEqual(admitted, ['first']);
+});
+
+test('a refusal from admit stops the call and is not remembered for other clients', async (t) => {
+  const read = reader<string>(60, { errorTtlMs: 60_000 });
+  const up = upstream(() => 'v');
+  await t.throwsAsync(read.get('k', up.fetch, { admit: async () => { throw new Error('over budget'); } }), { message: 'over budget' });
+  t.is(up.calls, 0);
+  t.deepEqual(await read.get('k', up.fetch, { admit: async () => {} }), { value: 'v', cache: 'MISS' });
 });

@@ -204,7 +204,7 @@ async function tryIt(page: Page, formPath: string, values: Record<string, string
   // A path several services answer has a form on each service's card: `base` picks one.
   const form = (await page.$(`form.try[data-path="${formPath}"]${base ? `[data-base="${base}"]` : ''}`))!;
   for (const [name, value] of Object.entries(values)) {
-    await form.$eval(`[name="${name}"]`, (el, v) => { (el as HTMLInputElement).value = v; }, value);
+    await form.$eval(`[data-name="${name}"]`, (el, v) => { (el as HTMLInputElement).value = v; }, value);
   }
   await form.$eval('button', (b) => (b as HTMLButtonElement).click());
   await page.waitForFunction((el, selector) => el.querySelector(selector), {}, form, answer);
@@ -249,5 +249,26 @@ test.serial('the docs page: try-it forms call the skins, media and search servic
   t.deepEqual(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]), [0, 0, ''], 'the key is kept nowhere');
   t.false((await page.content()).includes(created.json.key), 'the key is not written into the page (or a URL)');
 
+  t.deepEqual(errors, []);
+});
+
+test.serial('the docs page: a malformed #hash breaks nothing, and no try-it form ever puts a credential in a URL', async (t) => {
+  const { page, errors } = await open();
+  const requested: string[] = [];
+  page.on('request', (request) => requested.push(request.url()));
+  await page.goto(`${h.base}/docs#%`, { waitUntil: 'networkidle0' });
+  const { key } = (await call(`http://127.0.0.1:${ports.search}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body: '{"name":"docs-leak"}' })).json;
+  const search = JSON.parse(await tryIt(page, '/v1/search', { 'X-API-Key': key }, 'pre.answer'));
+  t.is(search.status, 'success');
+  t.is(page.url(), `${h.base}/docs#%`, 'the form was sent by the script, the page stayed');
+  // A native submit goes nowhere (method="dialog" outside a dialog); and were a form ever sent
+  // as a GET (a browser without dialog forms), it would carry no field: none has a name.
+  t.deepEqual(await page.$$eval('form.try', (forms) => forms.filter((f) => f.getAttribute('method') !== 'dialog').length), 0);
+  t.deepEqual(await page.$$eval('form.try [name]', (named) => named.map((el) => el.getAttribute('name'))), []);
+  const form = (await page.$('form.try[data-path="/v1/search"]'))!;
+  await form.evaluate((el) => { (el as HTMLFormElement).method = 'get'; });
+  await Promise.all([page.waitForNavigation(), form.evaluate((el) => (el as HTMLFormElement).submit())]);
+  t.is(new URL(page.url()).search, '');
+  t.deepEqual(requested.filter((url) => url.includes(key)), []);
   t.deepEqual(errors, []);
 });

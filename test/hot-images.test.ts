@@ -2,7 +2,9 @@
 // the Koa route's: the same request with the name percent-encoded (the fast path leaves it to
 // Koa) is the reference for headers and bytes; rate limits count once per request on either path.
 // Serial: metric deltas and rate-limit counts would see the other tests' requests.
+import http from 'node:http';
 import test from 'ava';
+import { parseImageUrl } from '../api/skins/hot-images.ts';
 import { redisUnavailableReason, startRedis } from './helpers/redis.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 import { startInOneWindow } from './helpers/rate-window.ts';
@@ -114,7 +116,7 @@ test.serial('HEAD has the GET headers and no body', async (t) => {
 });
 
 test.serial('each hot request is counted in the metrics and written to the access log', async (t) => {
-  const count = () => metric(/^skinfarm_http_requests_total\{service="skins",group="\/v1\/avatar",status="200"\}/);
+  const count = () => metric(/^skinfarm_http_requests_total\{service="skins",route="\/v1\/avatar\/\{name\}\/\{size\}",status="200"\}/);
   const before = await count();
   const r = await h.get('/v1/avatar/gen_7/128?helm=true', from('203.0.113.7', { 'x-request-id': 'hot-log-1' }));
   t.is(r.status, 200);
@@ -139,6 +141,58 @@ test.serial('requests the fast path does not answer are Koa\'s: bad parameters, 
   t.is(cold.status, 200);
   t.is(cold.headers.get('x-cache'), 'MISS');
   t.is((await h.get('/v1/avatar/gen_7/100', from('203.0.113.8'))).headers.get('x-cache'), 'HIT');
+});
+
+/** A GET sent as written: fetch would drop a "#" and all after it. */
+function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; etag: string | undefined; cache: string | undefined; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(h.base);
+    http.get({ hostname, port, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, etag: res.headers.etag, cache: res.headers['x-cache'] as string | undefined, bytes: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+}
+
+test.serial('a hot image URL is answered exactly as Koa answers it: the route\'s parameters, Koa\'s query parser', async (t) => {
+  // Past 1000 pairs node:querystring stops reading; Koa's URLSearchParams reads them all.
+  const many = Array.from({ length: 1000 }, (_, i) => `k${i}=`).join('&');
+  for (const path of [
+    // The path's name also given in the query: Koa's 400.
+    '/v1/avatar/gen_7/128?name=x',
+    '/v1/avatar/gen_7/128?name=gen_7',
+    '/v1/avatar/gen_7/128?name=',
+    // Parameters no route declares are ignored alike.
+    '/v1/avatar/gen_7/128?code=abc&state=1',
+    `/v1/avatar/gen_7/128?${many}&size=64`,
+    '/v1/avatar/gen_7/64?he%6Cm=false',
+  ]) {
+    const hot = await h.get(path, from('203.0.113.10'));
+    const koa = await h.get(path.replace('gen_7', 'gen%5F7'), from('203.0.113.10'));
+    t.is(hot.status, koa.status, path.slice(0, 60));
+    t.deepEqual(stable(hot.headers), stable(koa.headers), path.slice(0, 60));
+    t.true(hot.bytes.equals(koa.bytes), path.slice(0, 60));
+  }
+  t.is((await h.get('/v1/avatar/gen_7/128?name=x', from('203.0.113.10'))).json.code, 'bad_request');
+  // A "#" in the request line: Koa's parser ends the query there, so helm=false is not read.
+  const hot = await rawGet('/v1/avatar/gen_7/64?x=1#&helm=false', { 'x-forwarded-for': '203.0.113.10' });
+  const koa = await rawGet('/v1/avatar/gen%5F7/64?x=1#&helm=false', { 'x-forwarded-for': '203.0.113.10' });
+  t.is(hot.status, 200);
+  t.is(hot.etag, koa.etag);
+  t.true(hot.bytes.equals(koa.bytes));
+  t.not(hot.etag, (await h.get('/v1/avatar/gen_7/64?helm=false', from('203.0.113.10'))).headers.get('etag'));
+});
+
+test('the URL memo keeps image URLs only: a login callback\'s code is never stored', (t) => {
+  const memo = new Map<string, unknown>() as Parameters<typeof parseImageUrl>[1];
+  for (const url of ['/auth/callback?code=secret-code&state=s', '/v1/player/gen_7?code=secret-code', '/v1/avatar/gen%5F7/128', '/v1/avatar/gen_7/128/x', '/v1/avatar/gen_7/128?a=1#code=secret']) {
+    t.is(parseImageUrl(url, memo), null, url);
+  }
+  t.is(memo.size, 0);
+  t.like(parseImageUrl('/v1/avatar/gen_7/64?helm=false', memo), { path: '/v1/avatar/gen_7/64', route: '/v1/avatar/{name}/{size}', name: 'gen_7', options: { size: 64, outer: false } });
+  t.is(parseImageUrl('/v1/avatar/gen_7/128?name=x', memo), null);
+  t.deepEqual([...memo.keys()], ['/v1/avatar/gen_7/64?helm=false', '/v1/avatar/gen_7/128?name=x']);
 });
 
 const noRedis = redisUnavailableReason();

@@ -1,9 +1,10 @@
 // Two instances on one Redis against a real authorization server that rotates refresh tokens:
-// calls after expiry that land on both instances never offer a spent refresh token.
+// calls after expiry that land on both instances never offer a spent refresh token, also when
+// the provider takes longer to answer than the first release's 5 s refresh lock lasted.
+import { setTimeout as delay } from 'node:timers/promises';
 import test from 'ava';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
-import { CookieJar } from './helpers/cookie-jar.ts';
-import { answerConsent, startOAuthServer, type OAuthServer } from './helpers/oauth-server.ts';
+import { loggedIn, startOAuthServer, type OAuthServer } from './helpers/oauth-server.ts';
 import { redisUnavailableReason, startRedis, type TestRedis } from './helpers/redis.ts';
 import { startApp, type RunningApp } from './helpers/service.ts';
 
@@ -13,6 +14,8 @@ const maybe = skip ? test.skip : test.serial;
 
 const CLIENT = { clientId: 'skinfarm-pair', clientSecret: 'pair-secret-0123456789' };
 const REDIRECT = 'http://127.0.0.1:1/oauth/external/callback';
+/** Longer than the 5 s the refresh lock used to last, well inside the upstream timeout set below. */
+const SLOW_TOKEN_MS = 6000;
 
 let redis: TestRedis;
 let fake: FakeUpstream;
@@ -29,6 +32,8 @@ test.before(async () => {
   const env = {
     SERVICES: 'skins', REDIS_URL: redis.url, ...fake.env, EXTERNAL_URL: server.url,
     OAUTH_CLIENT_ID: CLIENT.clientId, OAUTH_CLIENT_SECRET: CLIENT.clientSecret, OAUTH_REDIRECT_URL: REDIRECT,
+    // Room for a token call held SLOW_TOKEN_MS (the refresh lease follows: 2 x 10 s).
+    UPSTREAM_TIMEOUT_MS: '10000', UPSTREAM_RETRIES: '0',
   };
   [a, b] = await Promise.all([startApp(env), startApp(env)]);
 });
@@ -40,10 +45,7 @@ test.after.always(async () => {
 });
 
 maybe('parallel calls after expiry on two instances never offer a spent refresh token; the user stays logged in', async (t) => {
-  const browser = new CookieJar();
-  const start = await browser.go(`${a.urls.skins}/oauth/external`);
-  const { callback } = await answerConsent(browser, start.location!, 'approve', 3);
-  t.is((await browser.go(`${a.urls.skins}/oauth/external/callback${callback.search}`)).status, 302);
+  const browser = await loggedIn(a.urls.skins, 3);
 
   for (let round = 0; round < 3; round++) {
     const before = server.grants.length;
@@ -55,4 +57,18 @@ maybe('parallel calls after expiry on two instances never offer a spent refresh 
     t.true(grants.length >= 1 && grants.every((g) => g.grantType === 'refresh_token' && g.ok), `round ${round + 1}: ${JSON.stringify(grants)}`);
   }
   t.like((await browser.go(`${b.urls.skins}/v1/me`)).json.data, { logged_in: true, user: { id: 3 } });
+});
+
+maybe('a token call slower than 5 s: two instances asking at once make one refresh, and the grant survives', async (t) => {
+  const browser = await loggedIn(a.urls.skins, 4);
+  server.holdToken = () => delay(SLOW_TOKEN_MS);
+  t.teardown(() => { server.holdToken = null; });
+  const before = server.grants.length;
+  const answers = await Promise.all([a, b].map((app) => browser.go(`${app.urls.skins}/v1/me/verification`)));
+  t.deepEqual(answers.map((r) => r.status), [200, 200], JSON.stringify(answers.map((r) => r.json?.code)));
+  t.deepEqual(server.grants.slice(before), [{ grantType: 'refresh_token', ok: true }], 'one refresh, and no spent token offered');
+
+  server.holdToken = null;
+  t.is((await browser.go(`${b.urls.skins}/v1/me/verification`)).status, 200, 'the grant was not revoked');
+  t.true(server.grants.slice(before).every((g) => g.ok));
 });

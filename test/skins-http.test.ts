@@ -158,8 +158,8 @@ test('/metrics speaks the Prometheus text format with request, cache and upstrea
   const r = await h.get('/metrics');
   t.is(r.status, 200);
   t.regex(r.headers.get('content-type') ?? '', /text\/plain/);
-  t.regex(r.text, /skinfarm_http_requests_total\{service="skins",group="\/v1\/player",status="200"\} \d+/);
-  t.regex(r.text, /skinfarm_http_request_duration_seconds_bucket\{le="0.005",service="skins",group="\/v1\/player"\}/);
+  t.regex(r.text, /skinfarm_http_requests_total\{service="skins",route="\/v1\/player\/\{name\}",status="200"\} \d+/);
+  t.regex(r.text, /skinfarm_http_request_duration_seconds_bucket\{le="0.005",service="skins",route="\/v1\/player\/\{name\}"\}/);
   t.regex(r.text, /skinfarm_cache_lookups_total\{namespace="profile",result="hit"\} [1-9]/);
   t.regex(r.text, /skinfarm_upstream_calls_total\{source="official",outcome="ok"\} [1-9]/);
   t.regex(r.text, /skinfarm_process_resident_memory_bytes \d+/);

@@ -68,3 +68,27 @@ test.serial('"no such player" answers are cached', async (t) => {
   t.is((await h.get('/v1/uuid/GhostPlayer?source=official')).status, 404);
   t.is(h.fake.calls()['official.name'], 1);
 });
+
+// Serial: the stale-on-error test takes the upstream down while it runs.
+test.serial('images drawn rather than found cached have a budget of their own: 120 a window per client', async (t) => {
+  const ip = '198.51.100.40';
+  await startInOneWindow(30_000);
+  const drawn = (i: number, who = ip) => h.get(`/v1/avatar/gen_3/64?bg=${(0x100000 + i).toString(16)}`, from(who));
+  const first = await drawn(0);
+  t.is(first.status, 200);
+  t.is(first.headers.get('x-cache'), 'MISS');
+  for (let i = 1; i < 120; i += 10) {
+    const batch = await Promise.all(Array.from({ length: Math.min(10, 120 - i) }, (_, j) => drawn(i + j)));
+    t.deepEqual(batch.map((r) => r.status), batch.map(() => 200));
+  }
+  const limited = await drawn(120);
+  t.is(limited.status, 429);
+  t.is(limited.json.code, 'rate_limited');
+  t.is(limited.headers.get('x-ratelimit-limit'), '120');
+  t.is(limited.headers.get('x-ratelimit-remaining'), '0');
+  t.true(Number(limited.headers.get('retry-after')) >= 1);
+  const cached = await drawn(7);
+  t.is(cached.status, 200, 'a cached image is still served to the same client');
+  t.is(cached.headers.get('x-cache'), 'HIT');
+  t.is((await drawn(121, '198.51.100.41')).status, 200, 'another client has its own budget');
+});

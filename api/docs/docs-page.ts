@@ -109,8 +109,10 @@ function curl(doc: OpenApiDocument, e: Endpoint): string {
   return `${parts.join(' ')} '${example(e)}'`;
 }
 
+// Try-it fields carry data-name, never name: a form submitted natively (its script failed or never
+// ran) sends no field, so a credential can never end up in a URL, a history entry or a log.
 function input(text: Text, p: Parameter): string {
-  const attrs = `name="${escapeHtml(p.name)}" data-in="${p.in}"${p.required ? ' required' : ''}`;
+  const attrs = `data-name="${escapeHtml(p.name)}" data-in="${p.in}"${p.required ? ' required' : ''}`;
   const label = `${escapeHtml(p.name)}${p.required ? ' *' : ''}`;
   if (Array.isArray(p.schema.enum)) {
     const fallback = p.schema.default === undefined ? '' : ` (${escapeHtml(p.schema.default)})`;
@@ -123,7 +125,7 @@ function input(text: Text, p: Parameter): string {
 
 function credentialInput(c: Credential): string {
   // A credential is used for one request and never stored: no autocomplete, no storage.
-  return `<label>${escapeHtml(c.name)}${c.optional ? '' : ' *'} <input type="password" autocomplete="off" name="${escapeHtml(c.name)}" data-in="${c.in}" data-prefix="${escapeHtml(c.prefix)}"${c.optional ? '' : ' required'} size="16"></label>`;
+  return `<label>${escapeHtml(c.name)}${c.optional ? '' : ' *'} <input type="password" autocomplete="off" data-name="${escapeHtml(c.name)}" data-in="${c.in}" data-prefix="${escapeHtml(c.prefix)}"${c.optional ? '' : ' required'} size="16"></label>`;
 }
 
 /** A try-it form for GET endpoints that answer data; pages and redirects get a plain link. */
@@ -134,7 +136,8 @@ function tryIt(text: Text, doc: OpenApiDocument, e: Endpoint): string {
     return `<p><a href="${escapeHtml(example(e))}" target="_blank" rel="noopener">${text.open} ${escapeHtml(example(e))}</a></p>`;
   }
   const inputs = [...(e.op.parameters ?? []).map((p) => input(text, p)), ...credentials(doc, e.op).filter((c) => c.asked).map(credentialInput)].join(' ');
-  return `<form class="try" data-base="${escapeHtml(e.base)}" data-path="${escapeHtml(e.path)}">${inputs}
+  // method="dialog": outside a <dialog> a native submit goes nowhere; the page's script sends it.
+  return `<form class="try" method="dialog" data-base="${escapeHtml(e.base)}" data-path="${escapeHtml(e.path)}">${inputs}
 <button class="button" type="submit">${text.tryIt}</button><div class="out"></div></form>`;
 }
 
@@ -183,52 +186,59 @@ form.try{border-top:1px dashed #d9dde3;padding-top:.5rem}form.try label{display:
 
 // Runs in the browser: builds the URL from the form, calls it and shows the answer by its type.
 const script = (text: Text) => `<script>
-// A link to a schema opens its <details>.
-const openTarget = () => { const target = document.getElementById(decodeURIComponent(location.hash.slice(1))); if (target && target.tagName === 'DETAILS') target.open = true; };
+// First, and on the document: whatever fails later in this script, a try-it form never submits itself.
+document.addEventListener('submit', async (event) => {
+  const form = event.target.closest('form.try');
+  if (!form) return;
+  event.preventDefault();
+  const out = form.querySelector('.out');
+  for (const media of out.querySelectorAll('img, video')) URL.revokeObjectURL(media.src);
+  out.replaceChildren();
+  let path = form.dataset.path;
+  const query = new URLSearchParams();
+  const headers = {};
+  for (const field of form.querySelectorAll('input, select')) {
+    if (!field.value) continue;
+    const name = field.dataset.name;
+    if (field.dataset.in === 'path') path = path.replace('{' + name + '}', encodeURIComponent(field.value));
+    else if (field.dataset.in === 'header') headers[name] = (field.dataset.prefix || '') + field.value;
+    else query.append(name, field.value);
+  }
+  const url = form.dataset.base + path + (query.size ? '?' + query : '');
+  const line = document.createElement('div');
+  const link = Object.assign(document.createElement('a'), { href: url, target: '_blank', rel: 'noopener', textContent: 'GET ' + url });
+  line.append(link);
+  out.append(line);
+  try {
+    const response = await fetch(url, { headers });
+    const type = response.headers.get('content-type') || '';
+    line.append(' → ' + response.status + ' ' + type);
+    if (type.startsWith('image/') || type.startsWith('video/')) {
+      const media = document.createElement(type.startsWith('image/') ? 'img' : 'video');
+      media.className = 'answer-media';
+      media.src = URL.createObjectURL(await response.blob());
+      if (media.tagName === 'VIDEO') media.controls = true; else media.alt = 'answer';
+      out.append(document.createElement('br'), media);
+      return;
+    }
+    const body = await response.text();
+    let shown = body;
+    if (type.includes('json')) { try { shown = JSON.stringify(JSON.parse(body), null, 2); } catch {} }
+    const pre = Object.assign(document.createElement('pre'), { className: 'answer', textContent: shown.slice(0, 20000) });
+    out.append(pre);
+  } catch (error) {
+    line.append(' ' + ${scriptString(text.failed)} + ' ' + error);
+  }
+});
+// A link to a schema opens its <details>; a hash that is no percent-encoding (#%) names nothing.
+const openTarget = () => {
+  let id;
+  try { id = decodeURIComponent(location.hash.slice(1)); } catch { return; }
+  const target = document.getElementById(id);
+  if (target && target.tagName === 'DETAILS') target.open = true;
+};
 addEventListener('hashchange', openTarget);
 openTarget();
-for (const form of document.querySelectorAll('form.try')) {
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const out = form.querySelector('.out');
-    for (const media of out.querySelectorAll('img, video')) URL.revokeObjectURL(media.src);
-    out.replaceChildren();
-    let path = form.dataset.path;
-    const query = new URLSearchParams();
-    const headers = {};
-    for (const field of form.querySelectorAll('input, select')) {
-      if (!field.value) continue;
-      if (field.dataset.in === 'path') path = path.replace('{' + field.name + '}', encodeURIComponent(field.value));
-      else if (field.dataset.in === 'header') headers[field.name] = (field.dataset.prefix || '') + field.value;
-      else query.append(field.name, field.value);
-    }
-    const url = form.dataset.base + path + (query.size ? '?' + query : '');
-    const line = document.createElement('div');
-    const link = Object.assign(document.createElement('a'), { href: url, target: '_blank', rel: 'noopener', textContent: 'GET ' + url });
-    line.append(link);
-    out.append(line);
-    try {
-      const response = await fetch(url, { headers });
-      const type = response.headers.get('content-type') || '';
-      line.append(' → ' + response.status + ' ' + type);
-      if (type.startsWith('image/') || type.startsWith('video/')) {
-        const media = document.createElement(type.startsWith('image/') ? 'img' : 'video');
-        media.className = 'answer-media';
-        media.src = URL.createObjectURL(await response.blob());
-        if (media.tagName === 'VIDEO') media.controls = true; else media.alt = 'answer';
-        out.append(document.createElement('br'), media);
-        return;
-      }
-      const body = await response.text();
-      let shown = body;
-      if (type.includes('json')) { try { shown = JSON.stringify(JSON.parse(body), null, 2); } catch {} }
-      const pre = Object.assign(document.createElement('pre'), { className: 'answer', textContent: shown.slice(0, 20000) });
-      out.append(pre);
-    } catch (error) {
-      line.append(' ' + ${scriptString(text.failed)} + ' ' + error);
-    }
-  });
-}
 </script>`;
 
 function schemas(text: Text, doc: OpenApiDocument): string {

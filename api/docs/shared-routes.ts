@@ -38,9 +38,12 @@ export const SHELL_ROUTES: readonly RouteSpec[] = [{
   method: 'get', path: '/metrics',
   doc: {
     services: [...SERVICE_NAMES],
-    summary: 'Prometheus metrics', description: 'The same registry on every service port. With METRICS_TOKEN set a bearer token is required.',
+    summary: 'Prometheus metrics', description: 'The same registry on every service port. With METRICS_TOKEN set a bearer token is required; without it only requests made on the same machine are answered, unless METRICS_PUBLIC=true.',
     ok: { description: 'Prometheus text format', content: { 'text/plain': { schema: { type: 'string' } } } },
-    more: { 401: { description: 'METRICS_TOKEN is set and the request does not carry it', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    more: {
+      401: { description: 'METRICS_TOKEN is set and the request does not carry it', content: { 'text/plain': { schema: { type: 'string' } } } },
+      403: { description: 'no METRICS_TOKEN, METRICS_PUBLIC is off and the request came from another machine (or through a proxy)', content: { 'text/plain': { schema: { type: 'string' } } } },
+    },
     security: requires('', 'metricsToken'),
   },
 }];

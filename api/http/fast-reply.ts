@@ -10,7 +10,7 @@ import { CORS_HEADERS } from './cors.ts';
 import { lagMonitor } from './load-shed.ts';
 import { clientIp, elapsedMs, poweredBy, requestDone, requestIdFor, responseTime } from './request-context.ts';
 
-export interface FastRequest { started: bigint; requestId: string; ip: string; path: string; group: string }
+export interface FastRequest { started: bigint; requestId: string; ip: string; path: string; route: string }
 
 export class FastReplies {
   private readonly service: string;
@@ -30,10 +30,10 @@ export class FastReplies {
     return !(this.config.maxLagMs > 0 && lagMonitor.lagMs > this.config.maxLagMs);
   }
 
-  /** `started`: process.hrtime.bigint() when the request came; `group`: routeGroup(path), which the caller may know already. */
-  begin(req: IncomingMessage, started: bigint, path: string, group: string): FastRequest {
+  /** `started`: process.hrtime.bigint() when the request came; `route`: the path template of the route answered (its metrics label). */
+  begin(req: IncomingMessage, started: bigint, path: string, route: string): FastRequest {
     const incoming = req.headers['x-request-id'];
-    return { started, requestId: requestIdFor(typeof incoming === 'string' ? incoming : undefined), ip: clientIp(this.config.trustProxy, req), path, group };
+    return { started, requestId: requestIdFor(typeof incoming === 'string' ? incoming : undefined), ip: clientIp(this.config.trustProxy, req), path, route };
   }
 
   /** Sends the reply: `headers` is a flat name, value list; a HEAD request gets them without the body. */
@@ -42,6 +42,6 @@ export class FastReplies {
     res.writeHead(status, ['X-Request-Id', request.requestId, ...this.shell, ...headers, 'X-Response-Time', responseTime(ms)]);
     res.end(req.method === 'HEAD' ? undefined : body ?? undefined);
     requestDone(this.service, () => this.log.child({ req: request.requestId }), this.config.accessLog,
-      { method: req.method!, path: request.path, status, ms, ip: request.ip }, request.group);
+      { method: req.method!, path: request.path, status, ms, ip: request.ip }, request.route);
   }
 }

@@ -1,6 +1,7 @@
 // Per-client-IP rate limits in fixed 60 s windows aligned to the clock, so every instance that
 // shares Redis counts into the same window key. Without Redis the counters live in this process.
 import type { IncomingMessage } from 'node:http';
+import ipaddr from 'ipaddr.js';
 import type { Middleware } from 'koa';
 import type { RedisClientType } from '@redis/client';
 import { ApiError } from '../../shared/errors.ts';
@@ -8,52 +9,61 @@ import type { Logger } from '../../shared/log.ts';
 import { rateLimited } from '../metrics.ts';
 
 export interface CounterStore {
-  /** Counts one hit on `key` in the window ending at `resetAt` (ms) and returns the new count. */
-  hit(key: string, resetAt: number): Promise<number>;
+  /**
+   * Counts one hit of `client` in `group`'s window ending at `resetAt` (ms) and returns the new
+   * count, or null when the store could not count it (the group's table is full).
+   */
+  hit(group: string, client: string, resetAt: number): Promise<number | null>;
 }
 
 /**
- * Counts in this process, one map per window: a window that has ended is dropped whole. Walking
- * every client to delete expired counts (the first version, every 10 s) stalled the event loop
- * once a minute, when a window's counts all expired together: 58 ms for 131,072 clients.
+ * Counts in this process, one map per group and window: a window that has ended is dropped whole.
+ * Walking every client to delete expired counts (the first version, every 10 s) stalled the event
+ * loop once a minute, when a window's counts all expired together: 58 ms for 131,072 clients.
  */
 export class MemoryCounterStore implements CounterStore {
-  private readonly windows = new Map<number, Map<string, number>>();
-  private readonly maxKeysPerWindow: number;
+  /** By `${group}\n${resetAt}`. */
+  private readonly windows = new Map<string, { resetAt: number; counts: Map<string, number> }>();
+  private readonly maxClientsPerGroup: number;
 
   /**
-   * Past `maxKeysPerWindow` clients in one window, a client not seen in it yet is answered as a
-   * first hit and not remembered: memory stays bounded when a flood comes from more addresses
-   * than a per-address limit could hold back anyway (1,000,000 IPv4 clients held 175 MB of heap,
-   * so about 90 MB at this bound).
+   * Past `maxClientsPerGroup` clients in one group's window, a client not seen in it yet is not
+   * counted (hit answers null): memory stays bounded when a flood comes from more addresses than
+   * a per-address limit could hold back anyway (1,000,000 IPv4 clients held 175 MB of heap, so
+   * about 45 MB a full group at this bound). Each group has its own table, so a flood of image
+   * requests never fills the table a password limit counts in.
    */
-  constructor(maxKeysPerWindow = 500_000) {
-    this.maxKeysPerWindow = maxKeysPerWindow;
+  constructor(maxClientsPerGroup = 250_000) {
+    this.maxClientsPerGroup = maxClientsPerGroup;
   }
 
-  async hit(key: string, resetAt: number): Promise<number> {
-    let counts = this.windows.get(resetAt);
-    if (!counts) {
+  async hit(group: string, client: string, resetAt: number): Promise<number | null> {
+    const id = `${group}\n${resetAt}`;
+    let window = this.windows.get(id);
+    if (!window) {
       this.dropEnded();
-      counts = new Map();
-      this.windows.set(resetAt, counts);
+      window = { resetAt, counts: new Map() };
+      this.windows.set(id, window);
       // Also when no request follows: a quiet service gives the last window's memory back.
       setTimeout(() => this.dropEnded(), Math.max(0, resetAt - Date.now()) + 1000).unref();
     }
-    const count = (counts.get(key) ?? 0) + 1;
-    if (count > 1 || counts.size < this.maxKeysPerWindow) counts.set(key, count);
+    const { counts } = window;
+    const known = counts.get(client);
+    if (known === undefined && counts.size >= this.maxClientsPerGroup) return null;
+    const count = (known ?? 0) + 1;
+    counts.set(client, count);
     return count;
   }
 
   private dropEnded(): void {
     const now = Date.now();
-    for (const end of this.windows.keys()) if (end <= now) this.windows.delete(end);
+    for (const [id, window] of this.windows) if (window.resetAt <= now) this.windows.delete(id);
   }
 
   /** Clients counted in windows still held (for operations and tests). */
   get keys(): number {
     let total = 0;
-    for (const counts of this.windows.values()) total += counts.size;
+    for (const window of this.windows.values()) total += window.counts.size;
     return total;
   }
 }
@@ -68,13 +78,38 @@ export class RedisCounterStore implements CounterStore {
   constructor(redis: RedisClientType) {
     this.redis = redis;
   }
-  async hit(key: string, resetAt: number): Promise<number> {
-    const n = await this.redis.eval(HIT_SCRIPT, { keys: [`skinfarm:rl:${key}:${resetAt}`], arguments: [String(resetAt + 1000)] });
+  async hit(group: string, client: string, resetAt: number): Promise<number> {
+    const n = await this.redis.eval(HIT_SCRIPT, { keys: [`skinfarm:rl:${group}:${client}:${resetAt}`], arguments: [String(resetAt + 1000)] });
     return Number(n);
   }
 }
 
-export interface RateLimitGroup { name: string; limit: number; windowMs?: number }
+/**
+ * The key a client is counted under: its address, an IPv6 address by its /64 (one subscriber's
+ * network: a host given a /64 can use 2^64 addresses, one per request), an IPv4-mapped IPv6
+ * address as the IPv4 address it is.
+ */
+export function clientKey(ip: string): string {
+  if (!ip.includes(':')) return ip;
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    address = ipaddr.process(ip.replace(/%.*$/, ''));
+  } catch {
+    return ip;
+  }
+  if (address.kind() === 'ipv4') return address.toString();
+  const parts = (address as ipaddr.IPv6).parts;
+  return `${parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
+}
+
+export interface RateLimitGroup {
+  name: string; limit: number; windowMs?: number;
+  /**
+   * Guards a secret (a password, a key): when a client cannot be counted (the group's table is
+   * full), it is refused rather than let through, so filling the table never unlimits guessing.
+   */
+  authentication?: boolean;
+}
 
 export interface RateLimitOutcome { limit: number; remaining: number; resetAt: number; limited: boolean }
 
@@ -94,6 +129,11 @@ export function handOverCounted(req: IncomingMessage, outcome: RateLimitOutcome)
   countedAlready.set(req, outcome);
 }
 
+function limitedOrNot(outcome: RateLimitOutcome, detail?: string): RateLimitOutcome {
+  if (!outcome.limited) return outcome;
+  throw new ApiError('rate_limited', { detail, retryAfter: Math.ceil((outcome.resetAt - Date.now()) / 1000), headers: rateLimitHeaders(outcome) });
+}
+
 export class RateLimiter {
   private readonly store: CounterStore;
   private readonly fallback = new MemoryCounterStore();
@@ -105,18 +145,20 @@ export class RateLimiter {
     this.log = log;
   }
 
-  async check(group: RateLimitGroup, clientKey: string, now = Date.now()): Promise<RateLimitOutcome> {
+  async check(group: RateLimitGroup, ip: string, now = Date.now()): Promise<RateLimitOutcome> {
     const windowMs = group.windowMs ?? 60_000;
     const resetAt = Math.floor(now / windowMs) * windowMs + windowMs;
-    const key = `${group.name}:${clientKey}`;
-    let count: number;
+    const client = clientKey(ip);
+    let count: number | null;
     try {
-      count = await this.store.hit(key, resetAt);
+      count = await this.store.hit(group.name, client, resetAt);
     } catch (err) {
       // Redis trouble degrades to per-instance limits rather than failing or unlimiting requests.
       this.log.warn('rate-limit store failed; counting in process', { err: (err as Error).message });
-      count = await this.fallback.hit(key, resetAt);
+      count = await this.fallback.hit(group.name, client, resetAt);
     }
+    // Not countable: a request group lets it through as a first hit, an authentication group refuses.
+    count ??= group.authentication ? Infinity : 1;
     const limited = count > group.limit;
     if (limited) {
       this.limitedTotal += 1;
@@ -125,15 +167,16 @@ export class RateLimiter {
     return { limit: group.limit, remaining: Math.max(0, group.limit - count), resetAt, limited };
   }
 
+  /** Counts one request of `ip` in `group` and throws 429 past the quota (with that group's headers). */
+  async enforce(group: RateLimitGroup, ip: string, detail?: string): Promise<RateLimitOutcome> {
+    return limitedOrNot(await this.check(group, ip), detail);
+  }
+
   /** Koa middleware for one group: headers on every counted response, 429 past the quota. */
   middleware(group: RateLimitGroup): Middleware {
     return async (ctx, next) => {
-      const outcome = countedAlready.get(ctx.req) ?? await this.check(group, ctx.ip);
-      const headers = rateLimitHeaders(outcome);
-      ctx.set(headers);
-      if (outcome.limited) {
-        throw new ApiError('rate_limited', { retryAfter: Math.ceil((outcome.resetAt - Date.now()) / 1000), headers });
-      }
+      const outcome = limitedOrNot(countedAlready.get(ctx.req) ?? await this.check(group, ctx.ip));
+      ctx.set(rateLimitHeaders(outcome));
       await next();
     };
   }

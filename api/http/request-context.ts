@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../shared/log.ts';
-import { recordRequest, routeGroup } from '../metrics.ts';
+import { OTHER_ROUTE, recordRequest } from '../metrics.ts';
 import { clientAddress, peerTrusted, type TrustProxy } from './client-address.ts';
 
 export interface RequestState {
@@ -13,6 +13,8 @@ export interface RequestState {
   log: Logger;
   /** The peer is a trusted proxy: its X-Forwarded-Proto/Host may be used. */
   viaTrustedProxy: boolean;
+  /** The path template of the route that took the request (set by its router): the metrics label. */
+  route?: string;
 }
 
 const INCOMING_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -41,8 +43,8 @@ export const responseTime = (ms: number) => `${ms.toFixed(2)}ms`;
 
 /** Metrics and, when ACCESS_LOG is on, the access-log line of one answered request. */
 export function requestDone(service: string, log: Logger | (() => Logger), accessLog: boolean,
-  done: { method: string; path: string; status: number; ms: number; ip: string }, group = routeGroup(done.path)): void {
-  recordRequest(service, group, done.status, done.ms);
+  done: { method: string; path: string; status: number; ms: number; ip: string }, route: string): void {
+  recordRequest(service, route, done.status, done.ms);
   // The path only: query strings can carry OAuth codes and other secrets.
   if (accessLog) (typeof log === 'function' ? log() : log).info('request', { ...done, ms: Math.round(done.ms * 100) / 100 });
 }
@@ -69,7 +71,7 @@ export function requestContext(service: string, version: string, log: Logger, ac
     } finally {
       const ms = elapsedMs(started);
       ctx.set('X-Response-Time', responseTime(ms));
-      requestDone(service, requestLog, accessLog, { method: ctx.method, path: ctx.path, status: ctx.status, ms, ip: ctx.ip });
+      requestDone(service, requestLog, accessLog, { method: ctx.method, path: ctx.path, status: ctx.status, ms, ip: ctx.ip }, ctx.state.route ?? OTHER_ROUTE);
     }
   };
 }

@@ -72,7 +72,12 @@ export function tableRouter<D>(routes: readonly Route<D>[], deps: D, limiter: Ra
     const handler: Middleware = async (ctx) => {
       await route.handle(ctx, deps, readParams(ctx, params));
     };
+    const label: Middleware = (ctx, next) => {
+      ctx.state.route = route.path;
+      return next();
+    };
     router.register(routerPath(route.path), [route.method], [
+      label,
       ...(route.limit ? [limiter.middleware({ ...route.limit, limit: quota(route.limit) })] : []),
       ...(route.before?.(deps) ?? []),
       handler,

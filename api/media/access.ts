@@ -3,16 +3,24 @@
 // is refused outright. Every password check counts against a per-IP budget of 10 per 10 minutes,
 // except a repeat of the password this same address already proved (HTTP Basic sends it with
 // every request). Past the budget the address hears 429 for any password until the window ends,
-// so the answers cannot tell a right guess from a wrong one.
+// so the answers cannot tell a right guess from a wrong one. Wrong passwords from all clients
+// together have an hourly budget too (MEDIA_PASSWORD_FAILURES_PER_HOUR), so a slow guess spread over
+// many addresses still ends; and at most two checks run at once (a scrypt check holds one of
+// libuv's four threads, which file reads and DNS share), others are answered 503 at once.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { LruMap } from '../../shared/lru-map.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
+import { clientKey, type RateLimiter } from '../http/rate-limit.ts';
 import type { PasswordVerifier } from './password.ts';
 import type { MintedToken, TokenSigner } from './token.ts';
 
-const WRONG_PASSWORD_GROUP = { name: 'media-password', limit: 10, windowMs: 10 * 60_000 } as const;
+const PASSWORD_GROUP = { name: 'media-password', limit: 10, windowMs: 10 * 60_000, authentication: true } as const;
+const FAILURES_GROUP = { name: 'media-password-failures', windowMs: 60 * 60_000, authentication: true } as const;
+/** Every client together: the global budget is one count. */
+const EVERYONE = '*';
+/** Password checks running at once. */
+const MAX_CHECKS = 2;
 const REALM = 'Basic realm="Skinfarm private media", charset="UTF-8"';
 /** Query parameters that would put a password into URLs, logs and browser history. */
 const PASSWORD_PARAMS = ['password', 'pass', 'pwd'];
@@ -20,7 +28,11 @@ const PASSWORD_PARAMS = ['password', 'pass', 'pwd'];
 /** What a request with valid credentials gets: a token its URLs can carry. */
 export type Grant = MintedToken;
 
-export interface AccessOptions { verifier: PasswordVerifier | null; signer: TokenSigner; limiter: RateLimiter; tokenTtlSeconds: number }
+export interface AccessOptions {
+  verifier: PasswordVerifier | null; signer: TokenSigner; limiter: RateLimiter; tokenTtlSeconds: number;
+  /** Wrong passwords an hour from all clients together. */
+  failuresPerHour: number;
+}
 
 /** Addresses remembered as having proved the password; the least recently used are forgotten first. */
 const MAX_PROVEN_ADDRESSES = 10_000;
@@ -47,6 +59,9 @@ export class PrivateAccess {
    * forgotten early costs nothing, as the limiter still counts the window and locks again.
    */
   private readonly lockedUntil = new LruMap<number>(MAX_PROVEN_ADDRESSES);
+  /** End of the hour whose failure budget is spent (ms): learnt from the count, so shared across instances with Redis. */
+  private everyoneLockedUntil = 0;
+  private checking = 0;
 
   constructor(options: AccessOptions) {
     this.options = options;
@@ -60,28 +75,42 @@ export class PrivateAccess {
     return this.options.signer.mint(this.options.tokenTtlSeconds);
   }
 
-  /** Checks a password from `ip`; throws 429 past the budget and 403 when wrong. */
+  /** Checks a password from `ip`; throws 429 past a budget, 503 when checks are busy and 403 when wrong. */
   async login(candidate: string, ip: string): Promise<Grant> {
-    const locked = this.lockedUntil.get(ip);
+    const client = clientKey(ip);
+    const locked = this.lockedUntil.get(client);
     if (locked !== undefined && locked > Date.now()) throw this.tooMany(locked);
-    this.lockedUntil.delete(ip);
+    this.lockedUntil.delete(client);
     const digest = sha256(candidate);
-    const proven = this.proven.get(ip);
+    const proven = this.proven.get(client);
     if (proven && timingSafeEqual(digest, proven)) return this.mint();
-    const outcome = await this.options.limiter.check(WRONG_PASSWORD_GROUP, ip);
+    if (this.everyoneLockedUntil > Date.now()) throw this.tooMany(this.everyoneLockedUntil, 'too many wrong passwords from all clients this hour');
+    const outcome = await this.options.limiter.check(PASSWORD_GROUP, ip);
     if (outcome.limited) {
-      this.lockedUntil.set(ip, outcome.resetAt);
+      this.lockedUntil.set(client, outcome.resetAt);
       throw this.tooMany(outcome.resetAt);
     }
     const { verifier } = this.options;
     if (!verifier) throw new ApiError('wrong_password', { detail: 'private media is off (MEDIA_PASSWORD is not set)' });
-    if (!(await verifier.verify(candidate))) throw new ApiError('wrong_password');
-    this.proven.set(ip, digest);
+    if (this.checking >= MAX_CHECKS) throw new ApiError('overloaded', { detail: 'password checks are busy', retryAfter: 1 });
+    this.checking += 1;
+    let right: boolean;
+    try {
+      right = await verifier.verify(candidate);
+    } finally {
+      this.checking -= 1;
+    }
+    if (!right) {
+      const everyone = await this.options.limiter.check({ ...FAILURES_GROUP, limit: this.options.failuresPerHour }, EVERYONE);
+      if (everyone.limited) this.everyoneLockedUntil = everyone.resetAt;
+      throw new ApiError('wrong_password');
+    }
+    this.proven.set(client, digest);
     return this.mint();
   }
 
-  private tooMany(resetAt: number): ApiError {
-    return new ApiError('rate_limited', { detail: 'too many password attempts from this address', retryAfter: Math.ceil((resetAt - Date.now()) / 1000) });
+  private tooMany(resetAt: number, detail = 'too many password attempts from this address'): ApiError {
+    return new ApiError('rate_limited', { detail, retryAfter: Math.ceil((resetAt - Date.now()) / 1000) });
   }
 
   /** The request's grant, or null when it brings no credentials at all; throws on bad ones. */

@@ -21,6 +21,8 @@ export interface MediaSettings {
   fileRateLimit: number;
   /** MEDIA_RESCAN_SECONDS: full rescan period behind the watcher; 0 turns it off. */
   rescanSeconds: number;
+  /** MEDIA_PASSWORD_FAILURES_PER_HOUR: wrong passwords from all clients together an hour, then every new check waits for the next hour. */
+  passwordFailuresPerHour: number;
   /** MEDIA_STICKY_SECONDS: how long a client's range requests on a random address keep its file; 0 = never. */
   stickySeconds: number;
 }
@@ -70,5 +72,6 @@ export function readMediaSettings(env: Env, shared: { dataDir: string; secret: s
     fileRateLimit: int('MEDIA_FILE_RATE_LIMIT', 2400, 1, 1_000_000),
     rescanSeconds: int('MEDIA_RESCAN_SECONDS', 300, 0, 86_400),
     stickySeconds: int('MEDIA_STICKY_SECONDS', 60, 0, 3600),
+    passwordFailuresPerHour: int('MEDIA_PASSWORD_FAILURES_PER_HOUR', 100, 1, 1_000_000),
   };
 }

@@ -54,7 +54,7 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   if (!settings.secret) log.warn('SESSION_SECRET is not set: media tokens are signed with a random key and end at restart');
   const secret = settings.secret ? Buffer.from(settings.secret, 'utf8') : randomBytes(32);
   const signer = new TokenSigner(secret, verifier?.fingerprint ?? 'no-password');
-  const access = new PrivateAccess({ verifier, signer, limiter: deps.limiter, tokenTtlSeconds: settings.tokenTtlSeconds });
+  const access = new PrivateAccess({ verifier, signer, limiter: deps.limiter, tokenTtlSeconds: settings.tokenTtlSeconds, failuresPerHour: settings.passwordFailuresPerHour });
   const counter: CallCounter = await createCallCounter(deps.redis, settings.dataDir, log);
 
   const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: englishErrorEnvelope });

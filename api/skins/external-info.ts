@@ -74,7 +74,7 @@ export class ExternalInfo {
     const answer = await this.announcementsCache.get('all', async () => {
       const items = (await this.source.announcements()).map(toAnnouncement);
       return items.sort((a, b) => b.priority - a.priority || b.timestamp - a.timestamp);
-    }, force);
+    }, { force });
     return answer.value;
   }
 

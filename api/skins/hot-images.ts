@@ -4,27 +4,72 @@
 // miss, a stale entry, a bad parameter, a lagging loop) goes to Koa untouched; a request counted
 // here and then limited goes too, marked as counted, so Koa answers the 429 without counting again.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import type { Context } from 'koa';
 import type { CacheNamespace } from '../cache.ts';
 import { LruMap } from '../../shared/lru-map.ts';
 import { FastReplies, type FastRequest } from '../http/fast-reply.ts';
 import { handOverCounted, rateLimitHeaders } from '../http/rate-limit.ts';
-import { IMAGE_KINDS, imageOptions, imageParams, type ImageKind, type ImageOptions } from './image-params.ts';
+import { IMAGE_KINDS, imageOptions, type ImageKind, type ImageOptions } from './image-params.ts';
+import { IMAGE_ROUTES } from './image-routes.ts';
 import { readParams } from '../http/params.ts';
 import { IMAGE_CACHE_CONTROL, IMAGE_EXPOSED, etagMatches } from './image-response.ts';
-import { routeGroup } from '../metrics.ts';
-import { RATE_GROUPS, source as sourceParam } from './route-params.ts';
+import { RATE_GROUPS } from './route-params.ts';
 import type { SkinsService } from './service.ts';
 import type { RawProfile, SourceParam } from './types.ts';
 
 /** The image routes' paths, for names and UUIDs that need no decoding (others go to Koa). */
 const IMAGE_PATH = new RegExp(`^/v1/(${IMAGE_KINDS.join('|')})/([A-Za-z0-9_-]{1,64})(?:/(\\d{1,3}))?$`);
+/** Where parseurl (Koa's ctx.path and ctx.querystring) leaves its plain split at the first "?". */
+const NOT_PLAIN = /[\t\n\f\r #\u00a0\ufeff]/;
+/** The parameters of each GET image route, by its path template: what Koa reads for it. */
+const ROUTE_PARAMS = new Map(IMAGE_ROUTES.filter((r) => r.method === 'get').map((r) => [r.path, r.params ?? []]));
 
-interface Parsed {
-  path: string; group: string; name: string; options: ImageOptions; source: SourceParam;
+export interface ParsedImageUrl {
+  /** `route`: the route's path template (its metrics label). */
+  path: string; route: string; name: string; options: ImageOptions; source: SourceParam;
   /** Render key and ETag by cached profile (the same object while it is cached). */
   tags: WeakMap<RawProfile, { key: string; etag: string }>;
+}
+
+/** Koa's reading of a query string (koa/lib/search-params.js): a repeated name gives a list. */
+function koaQuery(search: string): Record<string, string | string[]> {
+  const query = new URLSearchParams(search);
+  return Object.fromEntries([...new Set(query.keys())].map((key) => {
+    const values = query.getAll(key);
+    return [key, values.length === 1 ? values[0] : values];
+  }));
+}
+
+/**
+ * What an image URL asks for, read as the Koa route reads it: the same split of path and query,
+ * the same query parser, the route's own parameter declarations. null when the fast path leaves
+ * it to Koa (not an image path, a parameter Koa refuses). `memo` keeps image URLs only: every
+ * other URL (a login callback's ?code=, anything a client makes up) passes without being kept.
+ */
+export function parseImageUrl(url: string, memo: Map<string, ParsedImageUrl | null>): ParsedImageUrl | null {
+  const known = memo.get(url);
+  if (known !== undefined) return known;
+  const mark = url.indexOf('?');
+  const path = mark < 0 ? url : url.slice(0, mark);
+  const match = IMAGE_PATH.exec(path);
+  if (!match || NOT_PLAIN.test(url)) return null;
+  const parsed = readImageUrl(path, match, mark < 0 ? '' : url.slice(mark + 1));
+  memo.set(url, parsed);
+  return parsed;
+}
+
+function readImageUrl(path: string, [, kind, name, size]: RegExpExecArray, search: string): ParsedImageUrl | null {
+  const query = koaQuery(search);
+  // A repeated parameter is Koa's 400.
+  for (const value of Object.values(query)) if (Array.isArray(value)) return null;
+  try {
+    const route = `/v1/${kind}/{name}${size ? '/{size}' : ''}`;
+    // readParams reads ctx.params and ctx.query only.
+    const params = readParams({ params: { name, size }, query } as unknown as Context, ROUTE_PARAMS.get(route)!);
+    return { path, route, name: params.name as string, options: imageOptions(kind as ImageKind, params), source: params.source as SourceParam, tags: new WeakMap() };
+  } catch {
+    return null;
+  }
 }
 
 interface Hit { request: FastRequest; etag: string; png: Buffer | null; read: CacheNamespace<unknown>[] }
@@ -32,35 +77,12 @@ interface Hit { request: FastRequest; etag: string; png: Buffer | null; read: Ca
 export function hotImages(service: SkinsService, fallback: RequestListener): RequestListener {
   const replies = new FastReplies('skins', service.log, service.config);
 
-  /** What an image URL asks for; null when the fast path leaves it to Koa. */
-  const parse = (url: string): Parsed | null => {
-    const mark = url.indexOf('?');
-    const path = mark < 0 ? url : url.slice(0, mark);
-    const match = IMAGE_PATH.exec(path);
-    if (!match) return null;
-    const query: ParsedUrlQuery = mark < 0 ? {} : parseQuery(url.slice(mark + 1));
-    // A repeated parameter is Koa's 400.
-    for (const value of Object.values(query)) if (Array.isArray(value)) return null;
-    try {
-      // The route's own declarations, read the same strict way (readParams reads ctx.params and ctx.query only).
-      const kind = match[1] as ImageKind;
-      const params = readParams({ params: { size: match[3] }, query } as unknown as Context, [...imageParams(kind, match[3] ? 'path' : 'query'), sourceParam]);
-      return { path, group: routeGroup(path), name: match[2], options: imageOptions(kind, params), source: params.source as SourceParam, tags: new WeakMap() };
-    } catch {
-      return null;
-    }
-  };
   // The same few URLs come again and again (embeds): parsed once each.
-  const parsedUrls = new LruMap<Parsed | null>(10_000, 4 * 1024 * 1024);
+  const parsedUrls = new LruMap<ParsedImageUrl | null>(10_000, 4 * 1024 * 1024);
 
   /** The answer this process can give at once, or null. */
   const find = (req: IncomingMessage, started: bigint): Hit | null => {
-    const url = req.url ?? '';
-    let parsed = parsedUrls.get(url);
-    if (parsed === undefined) {
-      parsed = parse(url);
-      parsedUrls.set(url, parsed);
-    }
+    const parsed = parseImageUrl(req.url ?? '', parsedUrls);
     if (!parsed) return null;
     const { name, options, source } = parsed;
     const read: CacheNamespace<unknown>[] = [];
@@ -76,7 +98,7 @@ export function hotImages(service: SkinsService, fallback: RequestListener): Req
     // Koa answers a 304 from the ETag alone, before reading the render.
     const png = notModified ? null : service.images.peekRender(key, read);
     if (png === undefined) return null;
-    return { request: replies.begin(req, started, parsed.path, parsed.group), etag, png, read };
+    return { request: replies.begin(req, started, parsed.path, parsed.route), etag, png, read };
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse, hit: Hit) => {

@@ -20,12 +20,17 @@ interface UploadedFile { buffer: Buffer; size: number }
 const image = (kind: ImageKind) => async (ctx: Context, service: SkinsService, params: Params): Promise<void> => {
   const name = params.name as string;
   const { profile, fallback } = await profileOrDemoFallback(name, service.config.demoPlayer, async () => (await service.lookup.find(name, params.source as SourceParam)).value);
-  await service.images.reply(ctx, profile, imageOptions(kind, params));
+  await service.images.reply(ctx, profile, imageOptions(kind, params), () => chargeDrawing(ctx, service));
   if (fallback) {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Demo-Fallback', fallback);
   }
 };
+
+/** Counts an image this request has drawn (not found cached) against its client's own budget. */
+async function chargeDrawing(ctx: Context, service: SkinsService): Promise<void> {
+  await service.limiter.enforce(RATE_GROUPS.render, ctx.ip, 'too many uncached images from this address; cached images are still served');
+}
 
 // Render parameters are short: 1 KiB a field is plenty and keeps 20 fields small.
 const uploadForm = singleFileForm('file', { fileSize: MAX_SKIN_BYTES, fields: 20, fieldSize: 1024 });
@@ -46,6 +51,7 @@ async function renderUpload(ctx: Context, service: SkinsService, params: Params)
   const file = (ctx as Context & { file: UploadedFile }).file;
   const model = params.model as 'classic' | 'slim' | undefined;
   const options = imageOptions('render', params);
+  await chargeDrawing(ctx, service);
   const drawn = await service.images.drawUpload(file.buffer, model === undefined ? null : model === 'slim', options);
   // From the uploaded bytes and the options: two uploads never share a tag.
   const uploadHash = createHash('sha256').update(file.buffer).digest('base64url');

@@ -68,8 +68,8 @@ export class ImageRenderer {
     this.farm = farm;
   }
 
-  /** Answers one image request for a player's profile. */
-  async reply(ctx: Context, profile: RawProfile, options: ImageOptions): Promise<void> {
+  /** Answers one image request for a player's profile; `admit` is asked before this request draws an image of its own. */
+  async reply(ctx: Context, profile: RawProfile, options: ImageOptions, admit?: () => Promise<void>): Promise<void> {
     const subject = subjectOf(profile);
     const withCape = withCapeFor(options);
     const key = imageKey(subject, options);
@@ -79,7 +79,7 @@ export class ImageRenderer {
       const skin = subject.skinUrl ? await this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
       const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl, subject.capeKey) : null;
       return this.draw(options, skin, subject.slim, cape);
-    });
+    }, { admit });
     sendPng(ctx, { png: asBuffer(value), etag, cache });
   }
 

@@ -8,6 +8,11 @@ export const RATE_GROUPS = {
   normal: { name: 'normal', limit: 120 },
   image: { name: 'image', limit: 240 },
   batch: { name: 'batch', limit: 300 },
+  /**
+   * Images that are not cached and must be drawn (and stored), within `image`: a cached image
+   * costs microseconds, a drawn one milliseconds of the API and a renderer, and a cache entry.
+   */
+  render: { name: 'render', limit: 120 },
 } as const;
 
 export const source = inQuery('source', 'auto asks official first, then external',

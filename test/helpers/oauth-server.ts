@@ -8,7 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
-import type { CookieJar } from './cookie-jar.ts';
+import { CookieJar } from './cookie-jar.ts';
 
 export const SERVER_SCOPES = ['User.Read', 'Player.Read', 'PremiumVerification.Read', 'Yggdrasil.MinecraftToken.Create'];
 
@@ -29,6 +29,10 @@ export interface GrantEvent { grantType: string; ok: boolean; error?: string }
 export interface OAuthServer {
   url: string;
   grants: GrantEvent[];
+  /** Requests that reached /oauth/token, counted as they arrive (before any hold). */
+  tokenCalls: number;
+  /** When set, each /oauth/token request waits for it before the server handles it (a slow provider). */
+  holdToken: (() => Promise<unknown>) | null;
   close(): Promise<void>;
 }
 
@@ -51,7 +55,8 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const handled = path.startsWith('/interaction/') ? interaction(req, res, path.split('/')[2])
       : path.startsWith('/api/') ? api(req, res, path)
-        : null;
+        : path === '/oauth/token' ? token(req, res)
+          : null;
     if (handled) handled.catch((error: Error) => sendJson(res, 500, { error: 'server_error', error_description: error.message }));
     else provider.callback()(req, res);
   });
@@ -59,6 +64,16 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const grants: GrantEvent[] = [];
+  const handle: OAuthServer = {
+    url,
+    grants,
+    tokenCalls: 0,
+    holdToken: null,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
 
   provider = new Provider(url, {
     clients: [{
@@ -93,6 +108,13 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
   });
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => grants.push({ grantType: String(ctx.oidc.params?.grant_type), ok: true }));
   provider.on('grant.error', (ctx: KoaContextWithOIDC, error: Error & { error?: string }) => grants.push({ grantType: String(ctx.oidc.params?.grant_type), ok: false, error: error.error }));
+
+  /** The token endpoint, counted, and held by `holdToken` first. */
+  async function token(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    handle.tokenCalls += 1;
+    await handle.holdToken?.();
+    await provider.callback()(req, res);
+  }
 
   /** GET: what is asked (JSON). POST decision=approve|deny: the user's answer. */
   async function interaction(req: http.IncomingMessage, res: http.ServerResponse, uid: string): Promise<void> {
@@ -131,14 +153,7 @@ export async function startOAuthServer(options: OAuthServerOptions): Promise<OAu
     return sendJson(res, 404, { code: 0, verified: false });
   }
 
-  return {
-    url,
-    grants,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  return handle;
 }
 
 /**
@@ -152,4 +167,14 @@ export async function answerConsent(browser: CookieJar, authorizeUrl: string, de
   const answered = await browser.go(consent.href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `decision=${decision}&account=${account}` });
   const callback = await browser.follow(new URL(answered.location!, consent).href, (u) => u.pathname === '/oauth/external/callback');
   return { consent, prompt: asked.json?.prompt, callback };
+}
+
+/** A browser logged in to our service at `base` as `account`, everything asked approved. */
+export async function loggedIn(base: string, account: number): Promise<CookieJar> {
+  const browser = new CookieJar();
+  const start = await browser.go(`${base}/oauth/external`);
+  const { callback } = await answerConsent(browser, start.location!, 'approve', account);
+  const done = await browser.go(`${base}/oauth/external/callback${callback.search}`);
+  if (done.status !== 302) throw new Error(`the login failed: HTTP ${done.status}`);
+  return browser;
 }

@@ -34,8 +34,9 @@ async function waitForPort(port: number, child: ChildProcess, deadline: number):
   throw new Error('redis-server did not start in time');
 }
 
-async function startOn(port: number): Promise<TestRedis> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+/** `args`: more redis-server options (a memory bound and its policy, DEBUG enabled). */
+async function startOn(port: number, args: readonly string[] = []): Promise<TestRedis> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args], { stdio: 'ignore' });
   await waitForPort(port, child, Date.now() + 10_000);
   return {
     url: `redis://127.0.0.1:${port}`,
@@ -49,4 +50,4 @@ async function startOn(port: number): Promise<TestRedis> {
 }
 
 /** A Redis on a free port; `startRedis.onPort(p)` starts one again where a stopped one was. */
-export const startRedis = Object.assign(async () => startOn(await freePort()), { onPort: startOn });
+export const startRedis = Object.assign(async (args: readonly string[] = []) => startOn(await freePort(), args), { onPort: startOn });

@@ -55,7 +55,7 @@ export class AccountContext {
     this.sessions = deps.sessions;
     this.pending = deps.pending;
     this.issuer = deps.issuer;
-    this.refresher = new TokenRefresher(deps.sessions, deps.lock);
+    this.refresher = new TokenRefresher(deps.sessions, deps.lock, service.config.upstream);
     this.publicOrigin = new URL(service.config.publicUrl).origin;
   }
 

@@ -18,6 +18,11 @@ export interface SessionStore {
   get(id: string): Promise<SessionData | undefined>;
   set(id: string, data: SessionData, ttlMs: number): Promise<void>;
   delete(id: string): Promise<void>;
+  /**
+   * Compare-and-set: writes `data` only while the stored session still holds the refresh token
+   * `from`, so a refresh never overwrites the tokens of a later one; false when it did not write.
+   */
+  replaceAuth(id: string, from: string, data: SessionData, ttlMs: number): Promise<boolean>;
 }
 
 /** The store key of a session id. */
@@ -45,7 +50,21 @@ export class MemorySessionStore implements SessionStore {
   async delete(id: string): Promise<void> {
     this.entries.delete(keyOf(id));
   }
+
+  async replaceAuth(id: string, from: string, data: SessionData, ttlMs: number): Promise<boolean> {
+    // No await between the compare and the write.
+    const entry = this.entries.get(keyOf(id));
+    if (!entry || entry.expiresAt <= Date.now() || entry.data.auth.refreshToken !== from) return false;
+    this.entries.set(keyOf(id), { data, expiresAt: Date.now() + ttlMs });
+    return true;
+  }
 }
+
+// The compare and the write in one step: nothing can store tokens between them.
+const REPLACE_AUTH = `local text = redis.call('GET', KEYS[1])
+if not text or cjson.decode(text).auth.refreshToken ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`;
 
 export class RedisSessionStore implements SessionStore {
   private readonly redis: RedisClientType;
@@ -78,6 +97,18 @@ export class RedisSessionStore implements SessionStore {
   async delete(id: string): Promise<void> {
     try {
       await this.redis.del(`skinfarm:session:${keyOf(id)}`);
+    } catch (err) {
+      throw this.unavailable(err);
+    }
+  }
+
+  async replaceAuth(id: string, from: string, data: SessionData, ttlMs: number): Promise<boolean> {
+    try {
+      const written = await this.redis.eval(REPLACE_AUTH, {
+        keys: [`skinfarm:session:${keyOf(id)}`],
+        arguments: [from, JSON.stringify(data), String(Math.max(1, Math.round(ttlMs)))],
+      });
+      return written === 1;
     } catch (err) {
       throw this.unavailable(err);
     }
