@@ -28,6 +28,20 @@ test('redis with persistence, two skins instances behind a load balancer, media 
   t.true(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').includes('HEALTHCHECK'));
 });
 
+test('state in a Redis that never evicts, the cache in a bounded one that evicts the least recently used', (t) => {
+  const command = (name: string) => (services[name] as { command?: string[] }).command ?? [];
+  const option = (name: string, key: string) => command(name)[command(name).indexOf(key) + 1];
+  t.is(option('redis', '--maxmemory-policy'), 'noeviction');
+  t.is(option('redis-cache', '--maxmemory-policy'), 'allkeys-lru');
+  t.regex(option('redis-cache', '--maxmemory'), /mb\}?$/);
+  t.truthy(services['redis-cache'].healthcheck);
+  for (const [name, s] of Object.entries(services)) {
+    if (!s.environment?.REDIS_URL) continue;
+    t.is(s.environment.CACHE_REDIS_URL, 'redis://redis-cache:6379', `${name} keeps its cache apart`);
+    t.true('METRICS_TOKEN' in s.environment, `${name} passes METRICS_TOKEN on`);
+  }
+});
+
 test('the gpu profile gives the render containers an NVIDIA device and RENDER_GPU=on', (t) => {
   const gpu = Object.entries(services).filter(([, s]) => s.profiles?.includes('gpu'));
   t.is(gpu.length, 2);
