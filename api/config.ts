@@ -35,7 +35,13 @@ export interface Config {
   external: { enabled: boolean; url: string; yggdrasilUrl: string };
   /** Explicit allow-list; null = textures.minecraft.net + the external metadata's skinDomains. */
   textureHosts: string[] | null;
-  upstream: { timeoutMs: number; retries: number; textureMaxBytes: number; budgets: Record<string, BudgetSpec>; nameBatchMs: number; errorTtlMs: number };
+  upstream: {
+    timeoutMs: number; retries: number; textureMaxBytes: number; budgets: Record<string, BudgetSpec>; nameBatchMs: number; errorTtlMs: number;
+    /** How long a lookup with a stale entry waits for the upstream before answering that entry. */
+    staleWaitMs: number;
+    /** Faults in a row (timeouts, refused connections, 5xx) that open a source's circuit (0 = never), and its first open time. */
+    circuit: { failures: number; openMs: number };
+  };
   cache: { maxEntries: number; maxBytes: number; staleSeconds: number; ttl: CacheTtls };
   oauth: {
     clientId: string | null; clientSecret: string | null; redirectUrl: string | null; scopes: string[];
@@ -55,6 +61,8 @@ export interface Config {
    * (allkeys-lru) while sessions, search keys and rate-limit counters stay on REDIS_URL.
    */
   cacheRedisUrl: string | null;
+  /** Every Redis command's deadline, and how long start-up waits for Redis (ms). */
+  redis: { commandTimeoutMs: number; startTimeoutMs: number };
   render: { workers: number; chromiumPath: string | null; gpu: 'auto' | 'on' | 'off'; queueLimit: number; jobTimeoutMs: number; batchSize: number; browsers: number | undefined };
   media: MediaSettings;
   search: {
@@ -247,6 +255,8 @@ export function loadConfig(env: Env = process.env): Config {
       budgets: budgets(),
       nameBatchMs: int('NAME_BATCH_WINDOW_MS', 5, 0, 1000),
       errorTtlMs: int('UPSTREAM_ERROR_TTL_MS', 5000, 0, 600_000),
+      staleWaitMs: int('UPSTREAM_STALE_WAIT_MS', 250, 0, 120_000),
+      circuit: { failures: int('UPSTREAM_CIRCUIT_FAILURES', 5, 0, 1000), openMs: int('UPSTREAM_CIRCUIT_OPEN_MS', 10_000, 100, 600_000) },
     },
     cache: {
       maxEntries: int('CACHE_MAX_ENTRIES', 50_000, 100, 10_000_000),
@@ -269,6 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
     demoPlayer: str('DEMO_PLAYER', 'Notch'),
     redisUrl: optional('REDIS_URL'),
     cacheRedisUrl: optional('CACHE_REDIS_URL') ?? optional('REDIS_URL'),
+    redis: { commandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 200, 10, 60_000), startTimeoutMs: int('REDIS_START_TIMEOUT_MS', 10_000, 100, 600_000) },
     render: {
       // 0 switches the farm off (avatars and raw textures still work; 3D images answer 503).
       workers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 0, 64),

@@ -4,7 +4,21 @@
 import { createClient, type RedisClientType } from '@redis/client';
 import type { Logger } from '../shared/log.ts';
 
-export async function connectRedis(url: string, log: Logger): Promise<RedisClientType> {
+export interface RedisOptions {
+  /**
+   * Deadline of every command (ms): a Redis that stalls (a slow script, a fork on a full host,
+   * DEBUG SLEEP) then costs a request this long, and the caller takes its in-process path.
+   */
+  commandTimeoutMs: number;
+  /** How long start-up waits for the first connection before it gives up, naming REDIS_URL. */
+  startTimeoutMs: number;
+  /** `name`: the variable the URL came from, for the messages. */
+  name: string;
+  stop?: AbortSignal;
+}
+
+/** Connects, or throws naming the variable once `startTimeoutMs` has passed (or at once when `stop` aborts). */
+export async function connectRedis(url: string, log: Logger, options: RedisOptions): Promise<RedisClientType> {
   const client: RedisClientType = createClient({
     url,
     socket: {
@@ -13,6 +27,7 @@ export async function connectRedis(url: string, log: Logger): Promise<RedisClien
     },
     disableOfflineQueue: true,
   });
+  const shown = url.replace(/\/\/[^@]*@/, '//***@');
   let lastError = '';
   client.on('error', (err: Error) => {
     // The client retries forever; log each distinct failure once instead of every retry.
@@ -21,10 +36,86 @@ export async function connectRedis(url: string, log: Logger): Promise<RedisClien
   });
   client.on('ready', () => {
     lastError = '';
-    log.info('redis ready', { url: url.replace(/\/\/[^@]*@/, '//***@') });
+    log.info('redis ready', { url: shown });
   });
-  await client.connect();
-  return client;
+  let timer: NodeJS.Timeout | undefined;
+  let onStop: (() => void) | undefined;
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${options.name} (${shown}) did not answer within ${options.startTimeoutMs} ms: is Redis running there? (${lastError || 'no answer'})`)), options.startTimeoutMs);
+        onStop = () => reject(options.stop!.reason);
+        options.stop?.addEventListener('abort', onStop, { once: true });
+      }),
+    ]);
+  } catch (error) {
+    // The client would go on reconnecting (and hold the process open) otherwise.
+    if (client.isOpen) client.destroy();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    if (onStop) options.stop?.removeEventListener('abort', onStop);
+  }
+  return withDeadline(client, options.commandTimeoutMs, log);
+}
+
+/** What a Redis call answers when Redis did not reply within the deadline, or while it is skipped. */
+export class RedisStalled extends Error {}
+
+/** After a missed deadline, calls are refused at once this long, then tried again. */
+const STALL_PAUSE_MS = 1000;
+
+/** Calls that may rightly take long (or end the client): never given the command deadline. */
+const UNBOUNDED = new Set(['connect', 'quit', 'close', 'disconnect', 'destroy']);
+
+/**
+ * The client with a deadline on every call that returns a promise. node-redis's own command
+ * timeout covers only the wait before a command is written, not the wait for its reply, so a
+ * stalled Redis (a slow script, DEBUG SLEEP, a fork on a full host) held every request for as
+ * long as it slept. Past the deadline the caller gets RedisStalled and takes its in-process path;
+ * for a second after that, calls are refused at once instead of each waiting its own deadline.
+ * (A reply that comes late still reaches node-redis, which keeps its queue in order.)
+ */
+export function withDeadline(client: RedisClientType, deadlineMs: number, log: Logger): RedisClientType {
+  let pausedUntil = 0;
+  let stalled = false;
+  const guard = (answer: Promise<unknown>): Promise<unknown> => {
+    answer.then(() => {
+      if (stalled) log.info('redis answers in time again');
+      stalled = false;
+    }, () => {});
+    if (performance.now() < pausedUntil) return Promise.reject(new RedisStalled(`Redis missed its ${deadlineMs} ms deadline a moment ago; not waiting for it`));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        pausedUntil = performance.now() + STALL_PAUSE_MS;
+        if (!stalled) log.warn('redis stalled: no answer within the deadline; serving from the process until it answers', { deadline_ms: deadlineMs });
+        stalled = true;
+        reject(new RedisStalled(`Redis did not answer within ${deadlineMs} ms`));
+      }, deadlineMs);
+    });
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+  };
+  const guarded = new Proxy(client, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function' || typeof property !== 'string' || UNBOUNDED.has(property)) return value;
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        return result instanceof Promise ? guard(result) : result;
+      };
+    },
+  });
+  stallStates.set(guarded, () => stalled);
+  return guarded;
+}
+
+const stallStates = new WeakMap<RedisClientType, () => boolean>();
+
+/** Whether a client made by connectRedis last missed its deadline and has not answered in time since. */
+export function isStalled(client: RedisClientType): boolean {
+  return stallStates.get(client)?.() ?? false;
 }
 
 /**

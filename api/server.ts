@@ -15,7 +15,9 @@ import { englishErrorEnvelope, errorEnvelope } from './http/envelope.ts';
 import type { ErrorFormatter } from './http/errors.ts';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit.ts';
 import { onClientError } from './http/client-error.ts';
+import { lagMonitor } from './http/load-shed.ts';
 import { protectMetrics } from './metrics.ts';
+import { lagCheck, Readiness, redisCheck } from './readiness.ts';
 import { checkCacheRedis, connectRedis } from './redis.ts';
 import { createMediaService } from './media/service.ts';
 import { formatSearchError } from './search/errors.ts';
@@ -38,6 +40,14 @@ const STARTING: Record<ServiceName, ErrorFormatter> = {
 };
 
 const SHUTDOWN_GRACE_MS = 15_000;
+
+/** Probes and scrapes: a service polled by them is still idle and may give memory back. */
+const PROBES = new Set(['/health', '/ready', '/metrics', '/v1/status']);
+
+function isWork(url = '/'): boolean {
+  const mark = url.indexOf('?');
+  return !PROBES.has(mark < 0 ? url : url.slice(0, mark));
+}
 
 export interface RunningServices {
   ports: Partial<Record<ServiceName, number>>;
@@ -107,7 +117,7 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
       const starting = startingApp(name, config, log.child({ service: name }));
       handlers.set(name, starting.callback());
       const server = http.createServer((req, res) => {
-        idle?.touch();
+        if (idle && isWork(req.url)) idle.touch();
         handlers.get(name)!(req, res);
       });
       server.keepAliveTimeout = 65_000;
@@ -118,19 +128,25 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
       log.child({ service: name }).info('listening', { port: ports[name], host: config.host });
     }
     stopped();
-    redis = config.redisUrl ? await connectRedis(config.redisUrl, log) : null;
-    cacheRedis = config.cacheRedisUrl === config.redisUrl ? redis : await connectRedis(config.cacheRedisUrl!, log.child({ redis: 'cache' }));
+    const redisOptions = { commandTimeoutMs: config.redis.commandTimeoutMs, startTimeoutMs: config.redis.startTimeoutMs, stop };
+    redis = config.redisUrl ? await connectRedis(config.redisUrl, log, { ...redisOptions, name: 'REDIS_URL' }) : null;
+    cacheRedis = config.cacheRedisUrl === config.redisUrl ? redis : await connectRedis(config.cacheRedisUrl!, log.child({ redis: 'cache' }), { ...redisOptions, name: 'CACHE_REDIS_URL' });
     stopped();
     if (cacheRedis) await checkCacheRedis(cacheRedis, cacheRedis === redis, log);
     const cache = new Cache({ maxEntries: config.cache.maxEntries, maxBytes: config.cache.maxBytes, staleSeconds: config.cache.staleSeconds, ttl: config.cache.ttl, redis: cacheRedis, log });
     const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore(), log);
     const running = withListenAddresses(config, ports);
     const shared = { config: running, log, cache, limiter, redis, upstreams: createUpstreams(running, cache, redis, log), stopping: stop };
+    const checks = [
+      lagCheck(() => lagMonitor.lagMs, config.maxLagMs),
+      ...(redis ? [redisCheck('redis', redis)] : []),
+      ...(cacheRedis && cacheRedis !== redis ? [redisCheck('cache_redis', cacheRedis)] : []),
+    ];
 
     // Side by side: a quick service answers while the render farm still starts. Every start
     // settles before a failure counts, so nothing half-started is left behind.
     const starts = await Promise.allSettled(config.services.map(async (name) => {
-      const service = await FACTORIES[name]({ ...shared, log: log.child({ service: name }) });
+      const service = await FACTORIES[name]({ ...shared, log: log.child({ service: name }), readiness: new Readiness(checks) });
       services.push(service);
       if (!stop?.aborted) handlers.set(name, service.handler?.() ?? service.app.callback());
     }));

@@ -6,6 +6,7 @@ import type { Logger } from '../shared/log.ts';
 import type { Cache } from './cache.ts';
 import type { Config } from './config.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
+import type { Readiness } from './readiness.ts';
 import type { Upstreams } from './skins/upstreams.ts';
 
 export interface SharedDeps {
@@ -17,6 +18,8 @@ export interface SharedDeps {
   redis: RedisClientType | null;
   /** Upstream clients and the player lookup, shared by the services of this process. */
   upstreams: Upstreams;
+  /** This service's readiness: the shared checks (Redis, the event loop); a service adds its own. */
+  readiness: Readiness;
   /** Aborts when the process is asked to stop while the services start: a long start gives up. */
   stopping?: AbortSignal;
 }

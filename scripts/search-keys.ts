@@ -58,7 +58,7 @@ async function main(argv: string[]): Promise<void> {
   const log = createLogger('warn');
   let redis: RedisClientType | null = null;
   try {
-    if (config.redisUrl) redis = await connectRedis(config.redisUrl, log);
+    if (config.redisUrl) redis = await connectRedis(config.redisUrl, log, { ...config.redis, name: 'REDIS_URL' });
     const store = openKeyStore(config.dataDir, redis);
     switch (command) {
       case 'create': {

@@ -80,9 +80,25 @@ test('after IDLE_TRIM_SECONDS without a request the service trims once, and agai
   const trims = () => app.logs.filter((e) => e.msg === 'idle: memory trimmed');
   const first = await app.waitForLog((e) => e.msg === 'idle: memory trimmed', 10_000);
   t.true(Array.isArray(first.rss_mb) && Array.isArray(first.heap_mb), JSON.stringify(first));
-  const res = await fetch(`${app.urls.skins}/v1/status`);
+  const res = await fetch(`${app.urls.skins}/v1/sources`);
   t.is(res.status, 200);
   const count = trims().length;
   await app.waitForLog((e) => e.msg === 'idle: memory trimmed' && trims().indexOf(e) >= count, 10_000);
   t.is(trims().length, count + 1);
+});
+
+test('probes are not work: a service polled on /health, /ready, /metrics and /v1/status still trims', async (t) => {
+  const app = await startApp({ SERVICES: 'skins', IDLE_TRIM_SECONDS: '1' });
+  t.teardown(() => app.stop());
+  const trimmed = () => app.logs.filter((e) => e.msg === 'idle: memory trimmed').length;
+  await app.waitForLog((e) => e.msg === 'idle: memory trimmed', 10_000);
+  await fetch(`${app.urls.skins}/v1/sources`);
+  const before = trimmed();
+  // Polled faster than the idle period, as an orchestrator and a scraper would.
+  const poll = setInterval(() => {
+    for (const probe of ['/health', '/ready', '/metrics', '/v1/status?pretty=1']) void fetch(`${app.urls.skins}${probe}`).then((r) => r.arrayBuffer(), () => {});
+  }, 100);
+  t.teardown(() => clearInterval(poll));
+  await app.waitForLog((e) => e.msg === 'idle: memory trimmed' && trimmed() > before, 10_000);
+  t.true(trimmed() > before);
 });

@@ -190,6 +190,14 @@ const MEDIA: Record<string, Schema> = {
     status: { const: 'ok' }, service: { const: 'skins' }, version: str(), uptime_s: int(),
     render: object({ workers: int('RENDER_WORKERS'), pages_alive: int('Chromium pages able to render') }),
   }),
+  Readiness: object({
+    status: { ...oneOfValues(['ready', 'degraded']), description: 'degraded: serving, with a dependency down or slow (see checks)' },
+    service: oneOfValues(['skins', 'media', 'search']), version: str(),
+    checks: array(object({
+      name: str('redis, cache_redis, event_loop, render_farm, upstream_<source>, ...'), critical: bool('down here makes the instance not ready (503)'),
+      status: oneOfValues(['ok', 'degraded', 'down']), detail: str(),
+    }, ['detail'])),
+  }),
   MediaHealth: object({ status: { const: 'ok' }, service: { const: 'media' }, version: str(), categories: int(), files: int() }),
 };
 

@@ -23,7 +23,7 @@ export const ROOT_DOC: OperationDoc = {
     206: octets('media, a Range request: the bytes of the file this client was last given for this selection (a player seeking)', { headers: headers('Content-Range') }),
     416: { description: 'media, a Range outside that file (no body)', headers: headers('Content-Range') },
   },
-  errors: ['bad_request', 'password_required', 'wrong_password', 'category_not_found', 'empty_category', 'route_not_found'],
+  errors: ['bad_request', 'password_required', 'wrong_password', 'category_not_found', 'empty_category', 'route_not_found', 'internal_error'],
   security: requires('', ...MEDIA_PRIVATE),
 };
 
@@ -35,6 +35,16 @@ export const HEALTH_DOC: OperationDoc = {
 
 /** Routes the app shell answers on every service, before any table. */
 export const SHELL_ROUTES: readonly RouteSpec[] = [{
+  method: 'get', path: '/ready',
+  doc: {
+    services: [...SERVICE_NAMES],
+    summary: 'Readiness: whether this instance should get traffic, and each dependency\'s state',
+    description: 'Poll this from a load balancer; poll /health for liveness (restart). 503 `overloaded` only when something of this instance itself '
+      + 'cannot serve (starting, the event loop past MAX_EVENT_LOOP_LAG_MS, no render page alive); Redis or an upstream failing, which every instance '
+      + 'shares, answers 200 `degraded` with the check that says so.',
+    ok: json('ready or degraded, with every check', ref('Readiness')),
+  },
+}, {
   method: 'get', path: '/metrics',
   doc: {
     services: [...SERVICE_NAMES],

@@ -2,6 +2,7 @@
 import Koa from 'koa';
 import type { Logger } from '../../shared/log.ts';
 import { metricsRoute } from '../metrics.ts';
+import { readinessRoute, type Readiness } from '../readiness.ts';
 import type { Config } from '../config.ts';
 import { VERSION } from '../version.ts';
 import { cors } from './cors.ts';
@@ -18,6 +19,8 @@ export interface HttpAppOptions {
   service: string; log: Logger; formatError: ErrorFormatter;
   /** TRUST_PROXY, ACCESS_LOG and MAX_EVENT_LOOP_LAG_MS: every service applies them the same way. */
   config: Pick<Config, 'trustProxy' | 'accessLog' | 'maxLagMs'>;
+  /** What /ready reports (absent while a port only answers "starting"). */
+  readiness?: Readiness;
 }
 
 export interface HttpApp { app: Koa<AppState>; routes: ServiceRoutes }
@@ -34,6 +37,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(cors());
   app.use(errorHandler(options.formatError, () => options.log));
   app.use(metricsRoute());
+  if (options.readiness) app.use(readinessRoute(options.service, options.readiness));
   app.use(lagMonitor.middleware(options.config.maxLagMs));
   const routes = new ServiceRoutes(app);
   app.use(routes.methodGuard());

@@ -3,7 +3,7 @@
 import type { Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 
-const EXEMPT = new Set(['/v1/status', '/health', '/metrics']);
+const EXEMPT = new Set(['/v1/status', '/health', '/ready', '/metrics']);
 
 export class LagMonitor {
   private readonly timer: NodeJS.Timeout;

@@ -38,6 +38,21 @@ export class MemoryCounterStore implements CounterStore {
   }
 
   async hit(group: string, client: string, resetAt: number): Promise<number | null> {
+    const counts = this.window(group, resetAt);
+    const known = counts.get(client);
+    if (known === undefined && counts.size >= this.maxClientsPerGroup) return null;
+    const count = (known ?? 0) + 1;
+    counts.set(client, count);
+    return count;
+  }
+
+  /** Sets a client's count (what the shared store counted), so counting here goes on from it. */
+  seed(group: string, client: string, resetAt: number, count: number): void {
+    const counts = this.window(group, resetAt);
+    if (counts.has(client) || counts.size < this.maxClientsPerGroup) counts.set(client, count);
+  }
+
+  private window(group: string, resetAt: number): Map<string, number> {
     const id = `${group}\n${resetAt}`;
     let window = this.windows.get(id);
     if (!window) {
@@ -47,12 +62,7 @@ export class MemoryCounterStore implements CounterStore {
       // Also when no request follows: a quiet service gives the last window's memory back.
       setTimeout(() => this.dropEnded(), Math.max(0, resetAt - Date.now()) + 1000).unref();
     }
-    const { counts } = window;
-    const known = counts.get(client);
-    if (known === undefined && counts.size >= this.maxClientsPerGroup) return null;
-    const count = (known ?? 0) + 1;
-    counts.set(client, count);
-    return count;
+    return window.counts;
   }
 
   private dropEnded(): void {
@@ -136,12 +146,14 @@ function limitedOrNot(outcome: RateLimitOutcome, detail?: string): RateLimitOutc
 
 export class RateLimiter {
   private readonly store: CounterStore;
-  private readonly fallback = new MemoryCounterStore();
+  /** Over a shared store (Redis): the counts it last gave, to go on from while it fails. */
+  private readonly fallback: MemoryCounterStore | null;
   private readonly log: Logger;
   limitedTotal = 0;
 
   constructor(store: CounterStore, log: Logger) {
     this.store = store;
+    this.fallback = store instanceof MemoryCounterStore ? null : new MemoryCounterStore();
     this.log = log;
   }
 
@@ -152,10 +164,14 @@ export class RateLimiter {
     let count: number | null;
     try {
       count = await this.store.hit(group.name, client, resetAt);
+      if (count !== null && !group.authentication) this.fallback?.seed(group.name, client, resetAt, count);
     } catch (err) {
-      // Redis trouble degrades to per-instance limits rather than failing or unlimiting requests.
       this.log.warn('rate-limit store failed; counting in process', { err: (err as Error).message });
-      count = await this.fallback.hit(group.name, client, resetAt);
+      // A process that cannot see the shared count cannot tell a guesser's hundredth try from
+      // its first: an authentication limit refuses.
+      if (group.authentication) throw new ApiError('overloaded', { detail: 'the rate-limit store is unavailable; try again shortly', retryAfter: 5 });
+      // A request limit goes on, per instance, from the count the store last gave.
+      count = await this.fallback!.hit(group.name, client, resetAt);
     }
     // Not countable: a request group lets it through as a first hit, an authentication group refuses.
     count ??= group.authentication ? Infinity : 1;

@@ -57,7 +57,7 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   const access = new PrivateAccess({ verifier, signer, limiter: deps.limiter, tokenTtlSeconds: settings.tokenTtlSeconds, failuresPerHour: settings.passwordFailuresPerHour });
   const counter: CallCounter = await createCallCounter(deps.redis, settings.dataDir, log);
 
-  const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: englishErrorEnvelope });
+  const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: englishErrorEnvelope, readiness: deps.readiness });
   const sticky = new StickyPicks(settings.stickySeconds, MAX_STICKY_CLIENTS);
   // The quotas are MEDIA_RATE_LIMIT and MEDIA_FILE_RATE_LIMIT; the table's are their defaults.
   const quota = (group: { name: string }) => (group.name === MEDIA_GROUPS.file.name ? settings.fileRateLimit : settings.rateLimit);

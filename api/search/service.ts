@@ -55,7 +55,7 @@ export class SearchService implements Service {
       new PlayersSource(deps),
       ipAnalyser, domainAnalyser, phoneAnalyser, macAnalyser, emailAnalyser,
     ];
-    const { app, routes } = createHttpApp({ service: 'search', log: deps.log, config: deps.config, formatError: formatSearchError });
+    const { app, routes } = createHttpApp({ service: 'search', log: deps.log, config: deps.config, formatError: formatSearchError, readiness: deps.readiness });
     this.app = app;
     routes.mount(tableRouter(SEARCH_ROUTES, this, deps.limiter));
   }

@@ -31,6 +31,7 @@ import { TextureFetcher } from './textures.ts';
 import type { PlayerLookup } from './lookup.ts';
 import type { UpstreamBudgets } from './upstream/budget.ts';
 import { UpstreamClient } from './upstream/client.ts';
+import { farmCheck, upstreamCheck } from './readiness-checks.ts';
 import { SourceHealth } from './upstream/health.ts';
 import { VERSION } from '../version.ts';
 
@@ -91,8 +92,10 @@ export class SkinsService implements Service {
       ? new ExternalAccount(external.client, config.external, { clientId, clientSecret, redirectUrl, scopes, clientAuth })
       : null;
 
-    const { app, routes } = createHttpApp({ service: 'skins', log, config, formatError: errorEnvelope });
+    const { app, routes } = createHttpApp({ service: 'skins', log, config, formatError: errorEnvelope, readiness: deps.readiness });
     this.app = app;
+    deps.readiness.add(farmCheck(() => this.farm));
+    for (const health of [lookup.sources.official.client.health, external.client.health, this.textureHealth]) deps.readiness.add(upstreamCheck(health));
     const secure = config.publicUrl.startsWith('https:');
     if (secure) {
       // TLS ends at the proxy in front of us; the cookie must still be marked Secure.
