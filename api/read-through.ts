@@ -2,9 +2,13 @@
 // a fresh entry answers; a failure remembered for this key (the error memo) answers with the
 // stale entry or is thrown again without calling; otherwise one call per key at a time
 // (coalesced) is made and its answer stored (null answers with their own negative TTL); when
-// that call fails the failure is remembered and the stale entry, if any, answers.
+// that call fails the failure is remembered and the stale entry, if any, answers. With
+// `staleWaitMs`, a stale entry also answers once the call has run that long: the call goes on
+// and stores its answer in the background, so a slow or hung upstream never holds up a request
+// that has something to answer.
 import type { Logger } from '../shared/log.ts';
-import type { CacheNamespace } from './cache.ts';
+import { StateLog } from '../shared/log-state.ts';
+import type { CacheHit, CacheNamespace } from './cache.ts';
 import { Coalescer } from './coalesce.ts';
 import { LruMap } from '../shared/lru-map.ts';
 
@@ -21,7 +25,9 @@ export interface ReadThroughOptions {
   errorTtlMs?: number;
   /** Fresh lifetime in seconds of a null answer ("no such thing"); without it null is a value. */
   negativeTtlSeconds?: number;
-  /** Where serving a stale entry is logged. */
+  /** How long a request with a stale entry waits for the call before it answers that entry; none = until the call ends. */
+  staleWaitMs?: number;
+  /** Where serving stale entries is logged (once, then a count per interval). */
   log?: Logger;
   /** A cross-instance lock for expensive calls (renders): one instance produces, others wait. */
   exclusive?: Exclusive;
@@ -34,12 +40,16 @@ export class ReadThrough<T> {
   readonly ns: CacheNamespace<T>;
   private readonly options: ReadThroughOptions;
   private readonly inflight = new Coalescer();
+  /** When each call in flight started (performance.now()): a stale entry answers `staleWaitMs` after. */
+  private readonly startedAt = new Map<string, number>();
   /** The latest failures by key; an expired one gives way to the next call's outcome, the oldest to the bound. */
   private readonly recentErrors = new LruMap<{ error: unknown; until: number }>(ERROR_MEMO_MAX);
+  private readonly staleLog: StateLog | null;
 
   constructor(ns: CacheNamespace<T>, options: ReadThroughOptions = {}) {
     this.ns = ns;
     this.options = options;
+    this.staleLog = options.log ? new StateLog(options.log, 'serving stale entries: the upstream failed or is slow') : null;
   }
 
   /**
@@ -51,30 +61,63 @@ export class ReadThrough<T> {
   async get(key: string, fetch: () => Promise<T>, { force = false, admit }: { force?: boolean; admit?: () => Promise<void> } = {}): Promise<ReadAnswer<T>> {
     const entry = await this.ns.get(key);
     if (!force && entry?.freshness === 'fresh') return { value: entry.value, cache: 'HIT' };
-    const stale = (error: unknown): ReadAnswer<T> => {
-      // A stale "no such thing" is not served on error: the failure says more.
-      if (!entry || entry.value === null) throw error;
-      this.options.log?.warn('serving stale entry after upstream failure', { key: `${this.ns.name}:${key}`, code: (error as { code?: string }).code });
-      return { value: entry.value, cache: 'STALE' };
-    };
     const recent = this.recentErrors.get(key);
-    if (recent && recent.until > Date.now()) return stale(recent.error);
+    if (recent && recent.until > Date.now()) return this.stale(key, entry, recent.error);
     if (admit && !this.inflight.current(key)) await admit();
+    const call = this.call(key, fetch);
+    try {
+      const waitMs = this.options.staleWaitMs;
+      // A stale "no such thing" is not served (see stale()): it waits for the call.
+      if (waitMs === undefined || !entry || entry.value === null) return { value: await call, cache: 'MISS' };
+      const answered = await this.within(key, call, waitMs);
+      return answered ? { value: answered.value, cache: 'MISS' } : this.stale(key, entry, undefined, 'slow');
+    } catch (error) {
+      return this.stale(key, entry, error);
+    }
+  }
+
+  /** The call in flight for `key`, if any (to share a refetch already running), with get()'s fallback. */
+  current(key: string): Promise<ReadAnswer<T>> | undefined {
+    const call = this.inflight.current<T>(key);
+    return call?.then((value) => ({ value, cache: 'MISS' as const }), async (error: unknown) => this.stale(key, await this.ns.get(key), error));
+  }
+
+  /** The one call for `key` (joined when in flight); its failure is remembered, its answer stored. */
+  private call(key: string, fetch: () => Promise<T>): Promise<T> {
     return this.inflight.run(key, async () => {
+      this.startedAt.set(key, performance.now());
       try {
         const value = await this.produce(key, fetch);
         this.recentErrors.delete(key);
-        return { value, cache: 'MISS' as const };
+        return value;
       } catch (error) {
         this.remember(key, error);
-        return stale(error);
+        throw error;
+      } finally {
+        this.startedAt.delete(key);
       }
     });
   }
 
-  /** The call in flight for `key`, if any (to share a refetch already running). */
-  current(key: string): Promise<ReadAnswer<T>> | undefined {
-    return this.inflight.current<ReadAnswer<T>>(key);
+  /** The call's answer if it comes within `waitMs` of the call's start; undefined once it has not. */
+  private async within(key: string, call: Promise<T>, waitMs: number): Promise<{ value: T } | undefined> {
+    const left = waitMs - (performance.now() - (this.startedAt.get(key) ?? performance.now()));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), Math.max(0, left)); });
+    try {
+      // The race keeps a handler on the call: its failure after the stale answer is no unhandled rejection.
+      return await Promise.race([call.then((value) => ({ value })), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The stale entry for a failed (or slow) call; the failure itself when there is none to serve. */
+  private stale(key: string, entry: CacheHit<T> | undefined, error: unknown, code = (error as { code?: string } | undefined)?.code): ReadAnswer<T> {
+    // A stale "no such thing" is not served on error: the failure says more.
+    if (!entry || entry.value === null) throw error;
+    this.staleLog?.hit({ namespace: this.ns.name, key, code });
+    return { value: entry.value, cache: 'STALE' };
   }
 
   private produce(key: string, fetch: () => Promise<T>): Promise<T> {

@@ -4,7 +4,7 @@ import test from 'ava';
 import { Cache } from '../api/cache.ts';
 import { DEFAULT_TTLS } from '../api/config.ts';
 import { ReadThrough, type ReadThroughOptions } from '../api/read-through.ts';
-import { silentLogger } from '../shared/log.ts';
+import { createLogger, silentLogger } from '../shared/log.ts';
 
 /** A namespace fresh for `ttl` seconds and kept 60 s stale beyond, behind a read-through. */
 function reader<T>(ttl: number, options: ReadThroughOptions = {}) {
@@ -111,4 +111,42 @@ test('a refusal from admit stops the call and is not remembered for other client
   await t.throwsAsync(read.get('k', up.fetch, { admit: async () => { throw new Error('over budget'); } }), { message: 'over budget' });
   t.is(up.calls, 0);
   t.deepEqual(await read.get('k', up.fetch, { admit: async () => {} }), { value: 'v', cache: 'MISS' });
+});
+
+test('with staleWaitMs a slow call answers the stale entry, then stores its answer in the background', async (t) => {
+  const read = reader<string>(0, { staleWaitMs: 0 });
+  let answer = 'old';
+  let release!: () => void;
+  let gate: Promise<void> = Promise.resolve();
+  const up = upstream(() => answer);
+  const slow = async () => { await gate; return up.fetch(); };
+  t.deepEqual(await read.get('k', slow), { value: 'old', cache: 'MISS' }, 'nothing stale yet: the call is waited for');
+  gate = new Promise<void>((resolve) => { release = resolve; });
+  answer = 'new';
+  t.deepEqual(await read.get('k', slow), { value: 'old', cache: 'STALE' }, 'the call has not answered: the stale entry does');
+  t.deepEqual(await read.get('k', slow), { value: 'old', cache: 'STALE' }, 'a request joining the call does not wait either');
+  const running = read.current('k');
+  release();
+  t.deepEqual(await running, { value: 'new', cache: 'MISS' });
+  t.is(up.calls, 2, 'one call for both stale requests');
+  t.is((await read.ns.get('k'))?.value, 'new', 'the background call stored its answer');
+  // A stale "not found" is never served (see above), so it waits for the call.
+  const nobody = reader<string | null>(0, { staleWaitMs: 0, negativeTtlSeconds: 0 });
+  await nobody.get('k', async () => null);
+  const later = async () => { await new Promise((resolve) => setImmediate(resolve)); return 'exists now'; };
+  t.deepEqual(await nobody.get('k', later), { value: 'exists now', cache: 'MISS' });
+});
+
+test('serving stale is logged once as a state, not once per answer', async (t) => {
+  const lines: Array<Record<string, unknown>> = [];
+  const log = createLogger('warn', {}, (line) => lines.push(JSON.parse(line)));
+  const read = reader<string>(0, { log });
+  let fail = false;
+  const up = upstream(() => { if (fail) throw Object.assign(new Error('down'), { code: 'upstream_error' }); return 'good'; });
+  await read.get('k', up.fetch);
+  fail = true;
+  for (let i = 0; i < 1000; i += 1) t.is((await read.get('k', up.fetch)).cache, 'STALE');
+  t.is(up.calls, 1001);
+  t.is(lines.length, 1, `${lines.length} lines`);
+  t.like(lines[0], { level: 'warn', namespace: 'test', key: 'k', code: 'upstream_error' });
 });

@@ -30,7 +30,8 @@ test('a burst of 1,000 unknown names costs at most the configured budget of upst
 });
 
 test('a 429 from upstream opens the circuit: no more calls, answers from cache', async (t) => {
-  const h = await startSkins({ CACHE_TTL_PROFILE: '0' });
+  // The stale lookup waits for its call (not UPSTREAM_STALE_WAIT_MS), so the 429 has been met when it answers.
+  const h = await startSkins({ CACHE_TTL_PROFILE: '0', UPSTREAM_STALE_WAIT_MS: '20000' });
   t.teardown(() => h.stop());
   t.is((await h.get('/v1/player/ClassicSteve')).status, 200);
   h.fake.control({ officialBudget: 0 });

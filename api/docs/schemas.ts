@@ -48,7 +48,10 @@ export const SOURCE = oneOfValues(SOURCE_IDS, 'the source that answered');
 /** Values of the `source` parameter of player lookups. */
 export const PLAYER_SOURCES = ['auto', ...SOURCE_IDS];
 const nameAndId = object({ id: hex32, name: str() });
-const circuit = nullable(object({ state: oneOfValues(['open', 'closed']), retry_in_s: int(), strikes: int() }));
+const circuit = nullable(object({
+  state: oneOfValues(['closed', 'open', 'half_open'], 'half_open: one probe call at a time'), retry_in_s: int(), strikes: int('throttle opens in a row'),
+  failures: int('timeouts, failed connections and 5xx in a row'), reason: { type: ['string', 'null'], enum: ['upstream_busy', 'upstream_timeout', 'upstream_error', null], description: 'what opened it: the code refused lookups answer' },
+}));
 
 const profileFields = {
   uuid: hex32,

@@ -1,6 +1,7 @@
-// Player lookup across sources with caching (fresh, stale-on-error, negative), one upstream call
-// per key at a time, and the `source=auto` rule: official first, external when official says the
-// player does not exist, or when official fails and external knows the player.
+// Player lookup across sources with caching (fresh, stale when the upstream fails or is slow,
+// negative), one upstream call per key at a time, and the `source=auto` rule: official first,
+// external when official says the player does not exist, or when official fails and external
+// knows the player.
 import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Cache, CacheNamespace } from '../cache.ts';
@@ -51,6 +52,8 @@ export interface LookupOptions {
   nameBatchMs: number;
   /** How long a failed upstream answer is remembered, so a failing upstream is not hammered. */
   errorTtlMs: number;
+  /** How long a lookup with a stale entry waits for the upstream; then the entry answers and the call goes on. */
+  staleWaitMs: number;
 }
 
 export class PlayerLookup {
@@ -66,7 +69,7 @@ export class PlayerLookup {
       official: new NameBatcher(sources.official, options.nameBatchMs, OFFICIAL_BULK_LIMIT),
       external: new NameBatcher(sources.external, options.nameBatchMs, EXTERNAL_BULK_LIMIT),
     };
-    const readOptions = { errorTtlMs: options.errorTtlMs, negativeTtlSeconds: cache.ttl.negative, log };
+    const readOptions = { errorTtlMs: options.errorTtlMs, staleWaitMs: options.staleWaitMs, negativeTtlSeconds: cache.ttl.negative, log };
     this.names = new ReadThrough(cache.namespace('uuid'), readOptions);
     this.profiles = new ReadThrough(cache.namespace('profile'), readOptions);
     this.log = log;

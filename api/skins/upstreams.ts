@@ -13,7 +13,6 @@ import { SourceHealth } from './upstream/health.ts';
 import { OfficialSource } from './upstream/official.ts';
 import { USER_AGENT } from '../version.ts';
 
-
 export interface Upstreams { lookup: PlayerLookup; budgets: UpstreamBudgets; clientOptions: { timeoutMs: number; retries: number; userAgent: string } }
 
 export function createUpstreams(config: Config, cache: Cache, redis: RedisClientType | null, log: Logger): Upstreams {
@@ -21,12 +20,14 @@ export function createUpstreams(config: Config, cache: Cache, redis: RedisClient
   const budgets = new UpstreamBudgets(config.upstream.budgets, redis, log);
   // The back-off after a 429 is shared like the budgets: one instance's 429 stops them all.
   const shared = redis ? { redis, log } : undefined;
+  // Repeated faults open a source's circuit (the texture client, whose hosts fail apart, has none).
+  const sourceOptions = { ...clientOptions, budgets, shared, faults: config.upstream.circuit, log };
   // Mojang's CDN answers 403 when it throttles; the external service's 403 is a real answer.
   const official = new OfficialSource(config.official, new UpstreamClient(new SourceHealth('official', config.official.enabled),
-    { ...clientOptions, budgets, shared, throttleStatuses: [429, 403] }));
-  const external = new ExternalSource(config.external, new UpstreamClient(new SourceHealth('external', config.external.enabled),
-    { ...clientOptions, budgets, shared }));
+    { ...sourceOptions, throttleStatuses: [429, 403] }));
+  const external = new ExternalSource(config.external, new UpstreamClient(new SourceHealth('external', config.external.enabled), sourceOptions));
   const sources = new Sources(official, external, { official: config.official.enabled, external: config.external.enabled });
-  const lookup = new PlayerLookup(sources, cache, log, { nameBatchMs: config.upstream.nameBatchMs, errorTtlMs: config.upstream.errorTtlMs });
+  const { nameBatchMs, errorTtlMs, staleWaitMs } = config.upstream;
+  const lookup = new PlayerLookup(sources, cache, log, { nameBatchMs, errorTtlMs, staleWaitMs });
   return { lookup, budgets, clientOptions };
 }

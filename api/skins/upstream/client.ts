@@ -6,7 +6,7 @@ import type { Logger } from '../../../shared/log.ts';
 import { ApiError } from '../../../shared/errors.ts';
 import { upstreamCalls, upstreamDuration } from '../../metrics.ts';
 import type { UpstreamBudgets } from './budget.ts';
-import { Circuit } from './circuit.ts';
+import { Circuit, type FaultCode, type FaultPolicy } from './circuit.ts';
 import type { SourceHealth } from './health.ts';
 
 export interface UpstreamResponse<T> { status: number; body: T; headers: Record<string, string | string[] | undefined> }
@@ -32,6 +32,10 @@ export interface UpstreamClientOptions {
   throttleStatuses?: number[];
   /** Where the circuit is shared with the other instances (REDIS_URL); none = this process only. */
   shared?: { redis: RedisClientType; log: Logger };
+  /** Opening the circuit on repeated timeouts, failed connections and 5xx; none = on throttling only. */
+  faults?: FaultPolicy;
+  /** Where the circuit's changes are logged. */
+  log?: Logger;
 }
 
 export class UpstreamClient {
@@ -45,7 +49,11 @@ export class UpstreamClient {
     this.health = health;
     this.budgets = options.budgets ?? null;
     this.throttleStatuses = options.throttleStatuses ?? [429];
-    this.circuit = new Circuit(options.shared ? { ...options.shared, key: `skinfarm:circuit:${health.id}` } : null);
+    this.circuit = new Circuit(health.id, {
+      shared: options.shared ? { ...options.shared, key: `skinfarm:circuit:${health.id}` } : null,
+      faults: options.faults,
+      log: options.log,
+    });
     health.attachCircuit(this.circuit);
     this.got = got.extend({
       timeout: { request: options.timeoutMs },
@@ -123,41 +131,54 @@ export class UpstreamClient {
     } catch (error) {
       outcome((error as { code?: string }).code === 'ETIMEDOUT' ? 'timeout' : 'error');
       if (tooLarge) {
+        this.circuit.answered();
         this.health.failed('response too large');
         throw new ApiError('upstream_error', { detail: { zh: `${this.health.id}: 响应过大`, en: `${this.health.id}: the answer is too large` }, cause: error });
       }
       const code = (error as { code?: string }).code;
       if (code === 'ETIMEDOUT') {
-        this.health.failed('timeout');
+        this.fault('upstream_timeout', 'timeout');
         throw new ApiError('upstream_timeout', { detail: this.health.id, cause: error });
       }
-      this.health.failed(code ?? (error as Error).message);
+      this.fault('upstream_error', code ?? (error as Error).message);
       throw new ApiError('upstream_error', { detail: { zh: `${this.health.id}: 连接失败`, en: `${this.health.id}: the connection failed` }, cause: error });
     }
     const status = response.statusCode;
     outcome(status < 500 && status !== 429 ? 'ok' : 'error');
     if ((status >= 200 && status < 300) || request.expect?.includes(status)) {
       this.health.succeeded(performance.now() - started);
-      this.circuit.succeeded();
+      this.circuit.answered();
       const body = typeof response.body === 'string' ? response.body : Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength);
       return { status, body, headers: response.headers };
     }
-    this.health.failed(`HTTP ${status}`);
     if (this.throttleStatuses.includes(status)) {
+      this.health.failed(`HTTP ${status}`);
       const seconds = await this.circuit.trip(Number(response.headers['retry-after']) || undefined);
       throw new ApiError('upstream_busy', { detail: `${this.health.id}: HTTP ${status}`, retryAfter: seconds });
+    }
+    if (status >= 500) {
+      this.fault('upstream_error', `HTTP ${status}`);
+    } else {
+      // A 4xx is an answer the caller did not expect, not a sign the upstream is down.
+      this.health.failed(`HTTP ${status}`);
+      this.circuit.answered();
     }
     throw new ApiError('upstream_error', { detail: `${this.health.id}: HTTP ${status}` });
   }
 
+  /** A timeout, failed connection or 5xx: the source's health and its circuit both count it. */
+  private fault(code: FaultCode, reason: string): void {
+    this.health.failed(reason);
+    this.circuit.failed(code);
+  }
+
   /** Refuses the call without sending it while the circuit is open or the budget is spent. */
   private async admit(family: string | undefined): Promise<void> {
-    await this.circuit.refresh();
-    const wait = this.circuit.remainingMs();
-    if (wait > 0) throw new ApiError('upstream_busy', { detail: `${this.health.id}: backing off`, retryAfter: wait / 1000 });
+    await this.circuit.enter();
     if (!family || !this.budgets) return;
     const taken = await this.budgets.take(family);
     if (!taken.ok) {
+      this.circuit.cancel();
       this.health.throttled();
       throw new ApiError('upstream_busy', { detail: `${family}: budget spent`, retryAfter: taken.retryAfterMs / 1000 });
     }

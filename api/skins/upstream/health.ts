@@ -13,7 +13,7 @@ export interface HealthSnapshot {
   latency_ms: number | null;
   /** Calls refused locally because the budget was spent. */
   throttled: number;
-  circuit: { state: string; retry_in_s: number; strikes: number } | null;
+  circuit: ReturnType<Circuit['snapshot']> | null;
 }
 
 /** Three failures in a row mark a source as not ok until its next success. */

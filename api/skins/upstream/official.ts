@@ -1,6 +1,7 @@
 // Mojang's public profile APIs (official source). Only the paths in docs/upstream.md.
 import { ApiError } from '../../../shared/errors.ts';
 import type { NameHit, RawProfile } from '../types.ts';
+import { CircuitOpen } from './circuit.ts';
 import type { UpstreamClient } from './client.ts';
 import { parseNameHit } from './shapes.ts';
 import { bulkLookup, signedProfile } from './yggdrasil-calls.ts';
@@ -26,8 +27,8 @@ export class OfficialSource {
     try {
       return await this.single(`${this.urls.servicesUrl}/minecraft/profile/lookup/name/${path}`);
     } catch (error) {
-      // Only a failing services host is worth the legacy one; a timeout or back-off is not.
-      if (!(error instanceof ApiError) || error.code !== 'upstream_error') throw error;
+      // Only a failing services host is worth the legacy one; a timeout, back-off or open circuit is not.
+      if (!(error instanceof ApiError) || error.code !== 'upstream_error' || error instanceof CircuitOpen) throw error;
       return this.single(`${this.urls.apiUrl}/users/profiles/minecraft/${path}`);
     }
   }
