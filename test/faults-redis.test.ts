@@ -79,6 +79,7 @@ maybe('Redis killed: password checks fail closed, request limits go on from thei
   }
   const wrong = await call(`${app.urls.media}/?sim=secret`, from(ip, { 'X-Media-Password': 'wrong' }));
   t.is(wrong.status, 403);
+  const logged = app.logs.length;
   await redis.stop();
 
   const limited = [];
@@ -88,6 +89,8 @@ maybe('Redis killed: password checks fail closed, request limits go on from thei
   t.is(guess.status, 503);
   t.is(guess.json.code, 'overloaded');
   t.true(Number(guess.headers.get('retry-after')) >= 1);
+  const storeFailed = app.logs.slice(logged).filter((l) => String(l.msg).startsWith('rate-limit store failed'));
+  t.is(storeFailed.length, 1, 'the failing store is logged once, not once a request');
   const readiness = await ready();
   t.is(readiness.status, 200, 'a shared dependency degrades, it does not take the instance out');
   t.like(readiness.json, { status: 'degraded' });
@@ -101,6 +104,7 @@ maybe('Redis killed: password checks fail closed, request limits go on from thei
   }
   t.is(back.json.status, 'ready');
   t.is((await call(`${app.urls.media}/?sim=secret`, from('198.51.100.62', { 'X-Media-Password': 'open sesame' }))).status, 200);
+  await app.waitForLog((l) => l.msg === 'rate-limit store answers again');
 });
 
 /** Starts `node api/main.ts` and resolves with its exit code and log lines (it never becomes ready here). */

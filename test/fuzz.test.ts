@@ -3,12 +3,17 @@
 // methods, duplicated parameters, wrong content types, huge and deep JSON, broken multipart, CRLF
 // in echoed values, traversal in every path parameter). Seeded, so a failure reproduces.
 // It fails on any 5xx that is not a deliberate upstream fault, any answer slower than 10 s, a
-// stack trace or an internal path in a body, a broken envelope, or an injected header.
+// stack trace or an internal path in a body, a broken envelope, or an injected header. Abuse
+// families: random paths then the metrics' label set, password and key guessing from a rotating
+// IPv6 /64, adversarial search strings against a CPU budget (image churn against a Redis with a
+// memory bound needs its own Redis pair: test/redis-churn.test.ts).
 import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { ROUTE_TABLES } from '../api/docs/openapi.ts';
+import { SHELL_ROUTES } from '../api/docs/shared-routes.ts';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
 import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
 
@@ -236,6 +241,49 @@ test('2,000+ generated and adversarial requests: no 5xx, no hang, no leak, every
   t.true(statuses.has(200) && statuses.has(400) && statuses.has(405), 'the run reached handlers, validation and routing');
   t.false(app.logs.some((l) => l.msg === 'unexpected error'), 'no request was an unexpected error');
   t.is(app.process.exitCode, null, 'the service is still up');
+});
+
+/** Every value of one label in a Prometheus text exposition. */
+function labelValues(text: string, label: string): Set<string> {
+  return new Set([...text.matchAll(new RegExp(`[{,]${label}="((?:[^"\\\\]|\\\\.)*)"`, 'g'))].map((m) => m[1]));
+}
+
+// Serial (so before the big concurrent run): each reads counts the others would disturb.
+test.serial('random paths on every service, then /metrics: every label value is a declared route or "other"', async (t) => {
+  const declared = new Set(['other', ...SHELL_ROUTES.map((r) => r.path), ...ROUTE_TABLES.flatMap((table) => table.routes.map((r) => r.path))]);
+  const random = rng(20261126);
+  const word = () => Math.floor(random() * 36 ** 6).toString(36);
+  const probes: Probe[] = [];
+  for (const service of ['skins', 'media', 'search'] as const) {
+    for (let i = 0; i < 400; i += 1) {
+      const path = ['/v1', '', '/f', '/oauth', '/docs'][i % 5] + `/${word()}`.repeat(1 + (i % 3)) + (i % 4 ? '' : `?${word()}=${word()}`);
+      probes.push({ service, method: i % 7 ? 'GET' : 'POST', path, label: 'random path' });
+    }
+  }
+  const before = (await call(`${app.urls.skins}/metrics`)).text;
+  let next = 0;
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    while (next < probes.length) {
+      const probe = probes[next++];
+      const outcome = await send(app.urls[probe.service], probe);
+      t.true(outcome.status < 500, `${probe.path}: ${outcome.status}`);
+    }
+  }));
+  const after = (await call(`${app.urls.skins}/metrics`)).text;
+  t.deepEqual([...labelValues(after, 'route')].filter((value) => !declared.has(value)), []);
+  t.true(after.split('\n').length - before.split('\n').length < 300, `${after.split('\n').length - before.split('\n').length} new lines for 1,200 random paths`);
+});
+
+test.serial('guessing from one IPv6 /64 that rotates its addresses ends in 429: media password and search keys', async (t) => {
+  const network = '2001:db8:fa:11';
+  const from = (i: number) => ({ 'x-forwarded-for': `${network}:${(i + 1).toString(16)}::${i + 7}` });
+  const passwords = [];
+  for (let i = 0; i < 12; i += 1) passwords.push((await call(`${app.urls.media}/?sim=secret`, { headers: { ...from(i), 'x-media-password': `guess-${i}` } })).status);
+  t.deepEqual(passwords.slice(10), [429, 429], passwords.join());
+  const keys = [];
+  for (let i = 0; i < 35; i += 1) keys.push((await call(`${app.urls.search}/v1/search?query=192.0.2.1`, { headers: { ...from(i), 'x-api-key': `sk_guess_${i}` } })).status);
+  t.true(keys.slice(-5).every((status) => status === 429), keys.join());
+  t.true(keys.slice(0, 5).every((status) => status === 401), keys.join());
 });
 
 /** Keys written in camelCase, outside data passed through from an upstream verbatim. */

@@ -6,6 +6,7 @@ import type { Middleware } from 'koa';
 import type { RedisClientType } from '@redis/client';
 import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
+import { StateLog } from '../../shared/log-state.ts';
 import { rateLimited } from '../metrics.ts';
 
 export interface CounterStore {
@@ -148,13 +149,14 @@ export class RateLimiter {
   private readonly store: CounterStore;
   /** Over a shared store (Redis): the counts it last gave, to go on from while it fails. */
   private readonly fallback: MemoryCounterStore | null;
-  private readonly log: Logger;
+  /** Store failures come by the thousand while Redis is away: logged as a state, then counts. */
+  private readonly storeFailing: StateLog;
   limitedTotal = 0;
 
   constructor(store: CounterStore, log: Logger) {
     this.store = store;
     this.fallback = store instanceof MemoryCounterStore ? null : new MemoryCounterStore();
-    this.log = log;
+    this.storeFailing = new StateLog(log, 'rate-limit store failed; request limits count in process, authentication limits refuse', { recovered: 'rate-limit store answers again' });
   }
 
   async check(group: RateLimitGroup, ip: string, now = Date.now()): Promise<RateLimitOutcome> {
@@ -164,9 +166,12 @@ export class RateLimiter {
     let count: number | null;
     try {
       count = await this.store.hit(group.name, client, resetAt);
-      if (count !== null && !group.authentication) this.fallback?.seed(group.name, client, resetAt, count);
+      if (this.fallback) {
+        if (count !== null && !group.authentication) this.fallback.seed(group.name, client, resetAt, count);
+        this.storeFailing.clear();
+      }
     } catch (err) {
-      this.log.warn('rate-limit store failed; counting in process', { err: (err as Error).message });
+      this.storeFailing.hit({ err: (err as Error).message });
       // A process that cannot see the shared count cannot tell a guesser's hundredth try from
       // its first: an authentication limit refuses.
       if (group.authentication) throw new ApiError('overloaded', { detail: 'the rate-limit store is unavailable; try again shortly', retryAfter: 5 });

@@ -1,17 +1,19 @@
 // One place that answers with a media file's bytes: cache policy, ETag and 304, single byte
 // ranges (206/416), HEAD without opening a stream. The file is opened without following a
 // symlink and must still match the index (size and mtime); otherwise the caller hears 'stale'.
+// A file that is there but cannot be opened (EACCES, EIO...) is handed back as the error.
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { englishErrorEnvelope } from '../http/envelope.ts';
+import { readFailure } from './fs-errors.ts';
 import type { MediaFile } from './types.ts';
 
 /** no-store: the random route; public/private: a permanent address (immutable for a year). */
 export type CachePolicy = 'no-store' | 'public' | 'private';
 
-export type SendResult = 'sent' | 'stale';
+export type SendResult = 'sent' | 'stale' | { failed: NodeJS.ErrnoException };
 
 const YEAR = 31_536_000;
 
@@ -73,8 +75,9 @@ export async function sendMediaFile(ctx: Context, file: MediaFile, filePath: str
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(filePath, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return 'stale';
+  } catch (err) {
+    const failed = readFailure(err);
+    return failed ? { failed } : 'stale';
   }
   let streaming = false;
   try {

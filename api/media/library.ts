@@ -1,12 +1,22 @@
 // The in-memory index: categories, each with a random bag per media type and orientation, and
 // every file by its permanent id. The scanner and watcher write to it; requests only read.
+// What the server cannot read stays known (so its address answers a failure, not "no such
+// file") but out of the picks and the counts: files in a bag of their own, categories as faults.
 import path from 'node:path';
 import type { OrientationFilter } from './orientation.ts';
 import { RandomBag } from './picker.ts';
 import type { CategoryMeta, MediaFile, MediaType } from './types.ts';
 
-/** 'any' holds every file of a type; a file is in one orientation bag at most, so they share a slot. */
-interface Bags { any: RandomBag<'anySlot', MediaFile>; landscape: RandomBag<'orientationSlot', MediaFile>; portrait: RandomBag<'orientationSlot', MediaFile> }
+/**
+ * 'any' holds every readable file of a type; a file is in one orientation bag at most, so they
+ * share a slot; an unreadable file is in 'unreadable' alone, which reuses the 'any' slot.
+ */
+interface Bags {
+  any: RandomBag<'anySlot', MediaFile>;
+  landscape: RandomBag<'orientationSlot', MediaFile>;
+  portrait: RandomBag<'orientationSlot', MediaFile>;
+  unreadable: RandomBag<'anySlot', MediaFile>;
+}
 
 export interface CategoryCounts { files: number; images: number; videos: number; landscape: number; portrait: number; square: number }
 
@@ -26,13 +36,14 @@ export class Category {
     this.alias = alias;
     this.meta = meta;
     this.dir = dir;
-    const bags = (): Bags => ({ any: new RandomBag('anySlot'), landscape: new RandomBag('orientationSlot'), portrait: new RandomBag('orientationSlot') });
+    const bags = (): Bags => ({ any: new RandomBag('anySlot'), landscape: new RandomBag('orientationSlot'), portrait: new RandomBag('orientationSlot'), unreadable: new RandomBag('anySlot') });
     this.bags = { image: bags(), video: bags() };
   }
 
   add(file: MediaFile): void {
     this.files.set(file.name, file);
     const bags = this.bags[file.format.type];
+    if (file.unreadable) return bags.unreadable.add(file);
     bags.any.add(file);
     // Square files are in no orientation bag.
     if (file.orientation !== 'square') bags[file.orientation].add(file);
@@ -42,11 +53,17 @@ export class Category {
     this.files.delete(file.name);
     const bags = this.bags[file.format.type];
     bags.any.delete(file);
+    bags.unreadable.delete(file);
     if (file.orientation !== 'square') bags[file.orientation].delete(file);
   }
 
   pick(type: MediaType, orientation?: OrientationFilter): MediaFile | undefined {
     return this.bags[type][orientation ?? 'any'].pick();
+  }
+
+  /** Files of the type that the server cannot read (counted nowhere else). */
+  unreadable(type: MediaType): number {
+    return this.bags[type].unreadable.size;
   }
 
   counts(): CategoryCounts {
@@ -64,14 +81,37 @@ export class Library {
   indexing = false;
   private readonly byAlias = new Map<string, Category>();
   private readonly byId = new Map<string, MediaFile>();
+  /** Category directories (or their category.json) the server cannot read, with the errno. */
+  private readonly faults = new Map<string, string>();
 
   category(alias: string): Category | undefined {
     return this.byAlias.get(alias);
   }
 
-  /** Categories ready to serve: read whole at least once. */
+  /** Categories ready to serve: read whole at least once, and readable now. */
   categories(): Category[] {
-    return [...this.byAlias.values()].filter((category) => category.indexed);
+    return [...this.byAlias.values()].filter((category) => category.indexed && !this.faults.has(category.alias));
+  }
+
+  /** The errno that keeps the category's directory or category.json from being read; undefined while readable. */
+  fault(alias: string): string | undefined {
+    return this.faults.get(alias);
+  }
+
+  /** A category that cannot be read: left out of listings and answered as a failure, its entries kept. */
+  setFault(alias: string, code: string): void {
+    this.faults.set(alias, code);
+  }
+
+  clearFault(alias: string): void {
+    this.faults.delete(alias);
+  }
+
+  /** What cannot be served: unreadable files in readable categories, and unreadable categories. */
+  unreadableCounts(): { files: number; categories: number } {
+    let files = 0;
+    for (const category of this.byAlias.values()) if (!this.faults.has(category.alias)) files += category.unreadable('image') + category.unreadable('video');
+    return { files, categories: this.faults.size };
   }
 
   file(id: string): MediaFile | undefined {
@@ -103,6 +143,7 @@ export class Library {
   }
 
   dropCategory(alias: string): void {
+    this.faults.delete(alias);
     const category = this.byAlias.get(alias);
     if (!category) return;
     for (const file of category.files.values()) this.byId.delete(file.id);
@@ -116,6 +157,16 @@ export class Library {
     this.remove(file.alias, file.name);
     category.add(file);
     this.byId.set(file.id, file);
+  }
+
+  /** The file stays known by name and id, out of the picks and counts, until it is read again. */
+  setUnreadable(file: MediaFile, code: string): boolean {
+    const category = this.byAlias.get(file.alias);
+    if (!category || category.files.get(file.name) !== file) return false;
+    category.delete(file);
+    file.unreadable = code;
+    category.add(file);
+    return true;
   }
 
   remove(alias: string, name: string): void {

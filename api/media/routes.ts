@@ -11,7 +11,8 @@ import { MEDIA_PRIVATE, HEALTH_DOC, ROOT_DOC } from '../docs/shared-routes.ts';
 import type { Grant, PrivateAccess } from './access.ts';
 import type { MediaSettings } from './config.ts';
 import type { CallCounter } from './counter.ts';
-import { sendMediaFile } from './file-response.ts';
+import { sendMediaFile, type SendResult } from './file-response.ts';
+import { isTransient } from './fs-errors.ts';
 import { landingPage, summarize, summarizeCategory } from './landing.ts';
 import type { Category, Library } from './library.ts';
 import { loginPage, tokenPage } from './login-page.ts';
@@ -70,10 +71,32 @@ function stillIndexing(): ApiError {
   return new ApiError('overloaded', { detail: 'the media library is still being indexed', retryAfter: INDEXING_RETRY_SECONDS });
 }
 
+/** What the server may not read: a 500 no cache keeps (the scanner's log line names the error). */
+function unreadable(what: string): ApiError {
+  return new ApiError('internal_error', { detail: `${what} cannot be read on the server` });
+}
+
+/**
+ * After a file was not sent: a changed one is read again (the caller picks another or answers
+ * 404); one the server cannot read is marked so (true); a shortage of file descriptors is a 503.
+ */
+async function settleUnsent(deps: MediaRouteDeps, file: MediaFile, result: Exclude<SendResult, 'sent'>): Promise<boolean> {
+  if (result === 'stale') {
+    await deps.scanner.refreshFile(file.alias, file.name);
+    return false;
+  }
+  if (isTransient(result.failed)) throw new ApiError('overloaded', { detail: 'the server cannot open more files right now', retryAfter: 1 });
+  deps.scanner.markUnreadable(file, result.failed);
+  return true;
+}
+
 /** The category a selection may reach: private selectors see private categories only, and the reverse. */
 function selectedCategory(library: Library, selection: Selection): Category {
   const category = library.category(selection.alias);
-  if (category?.indexed && category.meta.private === selection.private) return category;
+  const visible = category?.indexed === true && category.meta.private === selection.private;
+  // A category never read whole has no known privacy either: any selector hears the same failure.
+  if (library.fault(selection.alias) && (visible || !category?.indexed)) throw unreadable('this category');
+  if (visible) return category!;
   // Any other category answers the same while indexing, so the 503 does not tell private ones apart.
   if (library.indexing) throw stillIndexing();
   throw new ApiError('category_not_found', { detail: `no ${selection.private ? 'private' : 'public'} category ${JSON.stringify(selection.alias.slice(0, 80))}` });
@@ -88,10 +111,14 @@ async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Se
   // A range request goes on with the file this client last got here: a player reading on or seeking.
   const keptId = key && ctx.get('Range') ? sticky.get(key) : undefined;
   let kept = keptId ? deps.library.file(keptId) : undefined;
+  if (kept?.unreadable) kept = undefined;
+  let lastUnreadable = false;
   for (let attempt = 0; attempt < PICK_ATTEMPTS; attempt++) {
     const file = kept ?? category.pick(selection.type, selection.orientation);
     kept = undefined;
     if (!file) {
+      // Files are there but none can be read: the server's failure, not an empty category.
+      if (category.unreadable(selection.type) > 0) throw unreadable(`the ${selection.type}s of this category`);
       const filter = selection.orientation ? `${selection.orientation} ` : '';
       throw new ApiError('empty_category', { detail: `${selection.alias} has no ${filter}${selection.type}s` });
     }
@@ -107,10 +134,11 @@ async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Se
       return;
     }
     ctx.set('Content-Location', url);
-    if (await sendMediaFile(ctx, file, deps.library.pathOf(file), { cache: 'no-store', ranges: sticky.enabled }) === 'sent') return;
-    await deps.scanner.refreshFile(file.alias, file.name);
+    const sent = await sendMediaFile(ctx, file, deps.library.pathOf(file), { cache: 'no-store', ranges: sticky.enabled });
+    if (sent === 'sent') return;
+    lastUnreadable = await settleUnsent(deps, file, sent);
   }
-  throw new ApiError('overloaded', { detail: 'the category is changing on disk; try again' });
+  throw lastUnreadable ? unreadable('the files picked') : new ApiError('overloaded', { detail: 'the category is changing on disk; try again' });
 }
 
 async function readSmallBody(ctx: Context): Promise<string> {
@@ -167,8 +195,10 @@ async function fileById(ctx: Context, deps: MediaRouteDeps, params: Params): Pro
     throw new ApiError('route_not_found', { detail: 'no media file at this address' });
   }
   if (category.meta.private) await access.require(ctx);
-  if (await sendMediaFile(ctx, file, library.pathOf(file), { cache: category.meta.private ? 'private' : 'public', ranges: true }) === 'sent') return;
-  await deps.scanner.refreshFile(file.alias, file.name);
+  if (file.unreadable || library.fault(file.alias)) throw unreadable('this file');
+  const sent = await sendMediaFile(ctx, file, library.pathOf(file), { cache: category.meta.private ? 'private' : 'public', ranges: true });
+  if (sent === 'sent') return;
+  if (await settleUnsent(deps, file, sent)) throw unreadable('this file');
   throw new ApiError('route_not_found', { detail: 'this file changed or was removed; ask for a new random file' });
 }
 
@@ -237,7 +267,7 @@ export const MEDIA_ROUTES: Route<MediaRouteDeps>[] = [
         416: { description: 'a Range outside the file (no body)', headers: headers('Content-Range') },
       },
       conditional: true, head: true,
-      errors: ['route_not_found', 'password_required', 'wrong_password', 'overloaded'],
+      errors: ['route_not_found', 'password_required', 'wrong_password', 'overloaded', 'internal_error'],
       security: privateToo,
     },
   },

@@ -2,16 +2,20 @@
 // watcher's single-file updates and the periodic full rescan: list, compare size and mtime with
 // the index, probe only what changed. Nothing outside MEDIA_DIR is ever indexed: symlinks are
 // resolved and dropped when their target lies elsewhere. Whatever is skipped gets a log line.
+// What the server may not read (EACCES, EIO...) is not skipped but kept as a fault: a file out of
+// the picks and counts, a category out of the listings, both answered as a failure, each logged
+// when it starts and when it ends, and re-read at every sync until it can be read again.
 import { createHash } from 'node:crypto';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../shared/log.ts';
-import { addressExtension, formatOf } from './formats.ts';
+import { addressExtension, formatOf, type MediaFormat } from './formats.ts';
+import { isMissing, readFailure } from './fs-errors.ts';
 import type { Library } from './library.ts';
 import { orientationOf } from './orientation.ts';
 import { MismatchedContent, probeFile } from './probe.ts';
-import type { CategoryMeta } from './types.ts';
+import type { CategoryMeta, MediaFile } from './types.ts';
 
 /** Category directory names usable as a selector value; anything else is skipped with a log line. */
 const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -42,8 +46,6 @@ async function forEachLimit<T>(items: T[], limit: number, fn: (item: T) => Promi
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
-
-const isMissing = (err: unknown) => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
 
 /** The name as text, or undefined when its bytes are not UTF-8 (the index keys files by text names). */
 export function utf8Name(raw: Buffer): string | undefined {
@@ -125,8 +127,11 @@ export class LibraryScanner {
     return real.startsWith(this.rootReal + path.sep) ? { real, stat: fsSync.statSync(real) } : { skip: 'outside' };
   }
 
-  /** Adds new category directories, drops vanished ones; `deep` also re-syncs the existing ones. */
-  async syncRoot(deep: boolean): Promise<RootChanges> {
+  /**
+   * Adds new category directories, drops vanished ones; `deep` also re-syncs the existing ones,
+   * `touched` those named (a chmod or a rename of the directory itself).
+   */
+  async syncRoot(deep: boolean, touched: ReadonlySet<string> = new Set()): Promise<RootChanges> {
     this.rootReal = await fs.realpath(this.root);
     const present = new Set<string>();
     for (const entry of await fs.readdir(this.rootReal, { withFileTypes: true })) {
@@ -147,10 +152,15 @@ export class LibraryScanner {
     for (const alias of present) {
       if (this.stopped) break;
       const known = this.dirs.has(alias);
-      if (known && !deep) continue;
+      if (known && !deep && !touched.has(alias)) continue;
       const indexed = this.library.category(alias) !== undefined;
       await this.syncCategory(alias);
       if (!indexed && this.library.category(alias)) changes.added.push(alias);
+    }
+    if (deep) {
+      // Each fault was logged when it began; a full pass repeats how much is left, as a count.
+      const unreadable = this.library.unreadableCounts();
+      if (unreadable.files || unreadable.categories) this.log.warn('media library: some of it cannot be read', unreadable);
     }
     return changes;
   }
@@ -161,8 +171,8 @@ export class LibraryScanner {
   }
 
   /**
-   * category.json of a category; undefined when it exists but cannot be read or parsed. The
-   * caller then leaves the category out: a broken file may have been meant to make it private.
+   * category.json of a category; undefined when it cannot be parsed: the caller then leaves the
+   * category out, as a broken file may have been meant to make it private. A read failure throws.
    */
   private async readMeta(alias: string, dir: string): Promise<CategoryMeta | undefined> {
     let text: string;
@@ -175,8 +185,7 @@ export class LibraryScanner {
       }
     } catch (err) {
       if (isMissing(err)) return { name: alias, private: false };
-      this.log.error('category skipped: category.json is unreadable', { alias, err: (err as Error).message });
-      return undefined;
+      throw err;
     }
     try {
       // Editors on Windows start UTF-8 files with a byte order mark; JSON.parse refuses it.
@@ -210,6 +219,7 @@ export class LibraryScanner {
   async syncCategory(alias: string): Promise<void> {
     let names: string[];
     let dir: string;
+    let meta: CategoryMeta | undefined;
     try {
       const resolved = this.resolve(path.join(this.rootReal, alias));
       if ('skip' in resolved || !resolved.stat.isDirectory()) {
@@ -223,17 +233,53 @@ export class LibraryScanner {
       // Watched before it is listed: a file landing while the listing is read is still seen.
       this.onDirectory?.(alias, dir);
       names = await this.listFiles(alias, dir);
+      meta = await this.readMeta(alias, dir);
     } catch (err) {
+      const failure = readFailure(err);
+      if (failure) return this.setFault(alias, failure);
       if (!isMissing(err)) this.log.warn('media directory unreadable', { alias, err: (err as Error).message });
       return this.dropCategory(alias);
     }
-    const meta = await this.readMeta(alias, dir);
+    this.clearFault(alias);
     if (!meta) return this.library.dropCategory(alias);
     const category = this.library.setCategory(alias, meta, dir);
     const listed = new Set(names);
     for (const name of [...category.files.keys()]) if (!listed.has(name)) this.library.remove(alias, name);
     await this.refreshFiles(alias, names);
     if (!this.stopped) category.indexed = true;
+  }
+
+  /**
+   * The category's directory or category.json cannot be read: whether it is private is unknown,
+   * so it is answered as a failure to any selector, its entries kept for when it can be read.
+   */
+  private setFault(alias: string, err: NodeJS.ErrnoException): void {
+    if (!this.library.fault(alias)) this.log.warn('media category unreadable', { alias, err: err.message });
+    this.library.setFault(alias, err.code!);
+  }
+
+  private clearFault(alias: string): void {
+    if (!this.library.fault(alias)) return;
+    this.library.clearFault(alias);
+    this.log.info('media category readable again', { alias });
+  }
+
+  /** A file that a sync or a request could not read: out of the picks and counts until it can be, said once. */
+  markUnreadable(file: MediaFile, err: NodeJS.ErrnoException): void {
+    if (file.unreadable || !this.library.setUnreadable(file, err.code ?? 'EIO')) return;
+    this.log.warn('media file unreadable', { file: `${file.alias}/${file.name}`, err: err.message });
+  }
+
+  /**
+   * A file that could not be read at its first probe, or after it changed: indexed by name and id
+   * with what its name says (its address, if handed out before, answers a failure), in no bag.
+   */
+  private putUnreadable(alias: string, name: string, target: string | undefined, named: MediaFormat, stat: fsSync.Stats, err: NodeJS.ErrnoException): void {
+    const bytes = stat.size;
+    const mtimeMs = Math.floor(stat.mtimeMs);
+    const entry = { id: mediaId(alias, name, bytes, mtimeMs), alias, name, target, format: named, ext: addressExtension(named, name) };
+    this.library.put({ ...entry, width: 0, height: 0, orientation: 'square', bytes, mtimeMs, unreadable: err.code, anySlot: -1, orientationSlot: -1 });
+    this.log.warn('media file unreadable', { file: `${alias}/${name}`, err: err.message });
   }
 
   /** refreshFile for many names, a bounded number at a time. */
@@ -245,13 +291,17 @@ export class LibraryScanner {
   async refreshFile(alias: string, name: string): Promise<void> {
     const category = this.library.category(alias);
     const named = formatOf(name);
-    if (!category || !named || name.startsWith('.') || name !== path.basename(name)) return;
+    // A category that cannot be read is read again whole (syncCategory) once it can.
+    if (!category || !named || this.library.fault(alias) || name.startsWith('.') || name !== path.basename(name)) return;
     const entryPath = path.join(category.dir, name);
     const file = `${alias}/${name}`;
+    const known = category.files.get(name);
     let resolved: Resolved;
     try {
       resolved = this.resolve(entryPath);
     } catch (err) {
+      const failure = readFailure(err);
+      if (failure && known) return this.markUnreadable(known, failure);
       this.log.warn('media file skipped', { file, reason: (err as Error).message });
       return this.library.remove(alias, name);
     }
@@ -265,8 +315,17 @@ export class LibraryScanner {
     if (!stat.isFile()) return this.library.remove(alias, name);
     const mtimeMs = Math.floor(stat.mtimeMs);
     const target = real === entryPath ? undefined : real;
-    const known = category.files.get(name);
-    if (known && known.target === target && known.bytes === stat.size && known.mtimeMs === mtimeMs) return;
+    const unchanged = known !== undefined && known.target === target && known.bytes === stat.size && known.mtimeMs === mtimeMs;
+    if (unchanged && !known.unreadable) {
+      // A chmod changes neither size nor mtime: whether the file can still be read is asked apart.
+      try {
+        fsSync.accessSync(real, fsSync.constants.R_OK);
+      } catch (err) {
+        const failure = readFailure(err);
+        if (failure) this.markUnreadable(known, failure);
+      }
+      return;
+    }
     const signature = `${stat.size}:${mtimeMs}`;
     if (this.failed.get(real) === signature) return;
     try {
@@ -285,10 +344,16 @@ export class LibraryScanner {
         orientation: orientationOf(probed),
         bytes: probed.bytes,
         mtimeMs: probed.mtimeMs,
+        unreadable: undefined,
         anySlot: -1,
         orientationSlot: -1,
       });
+      if (known?.unreadable) this.log.info('media file readable again', { file });
     } catch (err) {
+      const failure = readFailure(err);
+      // Still unreadable and unchanged: it was said already.
+      if (failure && unchanged) return;
+      if (failure) return this.putUnreadable(category.alias, name, target, named, stat, failure);
       this.library.remove(alias, name);
       if (isMissing(err)) return;
       this.failed.set(real, signature);

@@ -18,10 +18,25 @@ import { LibraryScanner } from './scanner.ts';
 import { StickyPicks } from './sticky.ts';
 import { TokenSigner } from './token.ts';
 import { LibraryWatcher } from './watcher.ts';
+import { gaugeFrom } from '../metrics.ts';
+import type { ReadinessCheck } from '../readiness.ts';
 import { VERSION } from '../version.ts';
 
 /** Clients whose random pick is remembered at once (about 100 bytes each). */
 const MAX_STICKY_CLIENTS = 50_000;
+
+/** Degraded while part of the library cannot be read: it is served without it (critical: no, every instance reads the same disk). */
+function libraryCheck(library: Library): ReadinessCheck {
+  return {
+    name: 'media_library',
+    critical: false,
+    run() {
+      const { files, categories } = library.unreadableCounts();
+      if (!files && !categories) return { status: 'ok', detail: `${library.size} files` };
+      return { status: 'degraded', detail: `cannot read ${files} files and ${categories} categories (see the log)` };
+    },
+  };
+}
 
 function passwordVerifier(settings: MediaSettings, log: Logger): PasswordVerifier | null {
   if (settings.passwordHash) {
@@ -45,7 +60,7 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   library.indexing = true;
   void watcher.start().then(() => {
     library.indexing = false;
-    log.info('media library indexed', { dir: settings.dir, categories: library.categories().length, files: library.size, ms: Math.round(performance.now() - started) });
+    log.info('media library indexed', { dir: settings.dir, categories: library.categories().length, files: library.size, unreadable: library.unreadableCounts(), ms: Math.round(performance.now() - started) });
     if (!verifier && library.categories().some((c) => c.meta.private)) {
       log.warn('private media categories exist but MEDIA_PASSWORD is not set: they cannot be opened');
     }
@@ -56,6 +71,10 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   const signer = new TokenSigner(secret, verifier?.fingerprint ?? 'no-password');
   const access = new PrivateAccess({ verifier, signer, limiter: deps.limiter, tokenTtlSeconds: settings.tokenTtlSeconds, failuresPerHour: settings.passwordFailuresPerHour });
   const counter: CallCounter = await createCallCounter(deps.redis, settings.dataDir, log);
+  gaugeFrom('skinfarm_media_unreadable_files', 'Media files the service cannot read (left out of picks and counts)', () => library.unreadableCounts().files);
+  gaugeFrom('skinfarm_media_unreadable_categories', 'Media categories whose directory or category.json the service cannot read', () => library.unreadableCounts().categories);
+  gaugeFrom('skinfarm_media_unsaved_calls', 'Media calls counted but not stored yet (Redis or DATA_DIR failing)', () => counter.unsaved());
+  deps.readiness.add(libraryCheck(library));
 
   const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: englishErrorEnvelope, readiness: deps.readiness });
   const sticky = new StickyPicks(settings.stickySeconds, MAX_STICKY_CLIENTS);

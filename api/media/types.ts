@@ -28,6 +28,8 @@ export interface MediaFile {
   orientation: Orientation;
   bytes: number;
   mtimeMs: number;
+  /** The errno (EACCES, EIO...) while the server cannot read the file: it is then in no random bag. */
+  unreadable: string | undefined;
   /** Positions in the category's random bags (see picker.ts); -1 outside them. */
   anySlot: number;
   orientationSlot: number;

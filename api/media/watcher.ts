@@ -5,6 +5,7 @@
 // rescan repairs anything the OS did not report (inotify limits, network mounts).
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from '../../shared/log.ts';
+import { readFailure } from './fs-errors.ts';
 import { CATEGORY_FILE, utf8Name, type LibraryScanner } from './scanner.ts';
 
 const QUIET_MS = 100;
@@ -26,6 +27,8 @@ export class LibraryWatcher {
   private readonly watches = new Map<string, Watch>();
   private readonly pending = new Map<string, Pending>();
   private rootTimer: NodeJS.Timeout | undefined;
+  /** Names the root's events carried since its last sync: categories whose directory itself changed. */
+  private readonly rootNames = new Set<string>();
   private rescanTimer: NodeJS.Timeout | undefined;
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
@@ -39,7 +42,7 @@ export class LibraryWatcher {
 
   /** Watches the root and indexes the whole library; resolves when that first scan is done. */
   start(): Promise<void> {
-    this.watchDir('', this.scanner.root, () => this.scheduleRoot());
+    this.watchDir('', this.scanner.root, (name) => this.scheduleRoot(name));
     const indexed = this.enqueue(() => this.syncRoot(true));
     if (this.options.rescanSeconds > 0) {
       this.rescanTimer = setInterval(() => this.enqueue(() => this.syncRoot(true)), this.options.rescanSeconds * 1000);
@@ -79,7 +82,8 @@ export class LibraryWatcher {
       });
       this.watches.set(key, { dir, watcher });
     } catch (err) {
-      this.log.warn('cannot watch media directory; changes there wait for the periodic rescan', { dir, err: (err as Error).message });
+      // A directory this process may not read is a fault the sync reports (and retries) itself.
+      if (!readFailure(err)) this.log.warn('cannot watch media directory; changes there wait for the periodic rescan', { dir, err: (err as Error).message });
     }
   }
 
@@ -102,16 +106,23 @@ export class LibraryWatcher {
     }
   }
 
-  private async syncRoot(deep: boolean): Promise<void> {
-    const changes = await this.scanner.syncRoot(deep);
+  private async syncRoot(deep: boolean, touched?: ReadonlySet<string>): Promise<void> {
+    const changes = await this.scanner.syncRoot(deep, touched);
     if (changes.added.length || changes.removed.length) this.log.info('media categories changed', { ...changes });
     this.dropStaleWatches();
   }
 
-  private scheduleRoot(): void {
+  private scheduleRoot(raw: Buffer | null): void {
     if (this.closed) return;
+    // A chmod of a category directory is an event here naming it, and none inside it.
+    const name = raw && utf8Name(raw);
+    if (name) this.rootNames.add(name);
     clearTimeout(this.rootTimer);
-    this.rootTimer = setTimeout(() => this.enqueue(() => this.syncRoot(false)), QUIET_MS);
+    this.rootTimer = setTimeout(() => {
+      const touched = new Set(this.rootNames);
+      this.rootNames.clear();
+      this.enqueue(() => this.syncRoot(false, touched));
+    }, QUIET_MS);
   }
 
   private scheduleCategory(alias: string, raw: Buffer | null): void {

@@ -1,20 +1,33 @@
 // Builds media libraries for the media tests: generated images (with EXIF orientation where
 // asked), header-only videos, category.json files, broken files and symlinks out of the root.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { tinyMp4, tinyWebm, type TinyVideoOptions } from '../../api/media/tiny-video.ts';
-import { startApp, type RunningApp } from './service.ts';
+import { startApp, type RunningApp, type StartOptions } from './service.ts';
 
 /**
  * The media service alone (SERVICES=media), once its library is indexed: the port opens before
  * that (requests meanwhile hear 503), and most tests want the whole library.
  */
-export async function startMedia(env: Record<string, string>): Promise<RunningApp> {
-  const app = await startApp({ SERVICES: 'media', ...env });
+export async function startMedia(env: Record<string, string>, options: StartOptions = {}): Promise<RunningApp> {
+  const app = await startApp({ SERVICES: 'media', ...env }, options);
   await app.waitForLog((line) => line.msg === 'media library indexed', 60_000);
   return app;
+}
+
+/**
+ * How to start the service so that a file mode keeps it out (chmod 000): root reads anything
+ * through CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH, so as root it runs under setpriv (util-linux)
+ * without them. A reason instead when this machine offers no way.
+ */
+export function withoutReadOverride(): { prefix: string[] } | { reason: string } {
+  if (process.getuid?.() !== 0) return { prefix: [] };
+  const prefix = ['setpriv', '--inh-caps=-all', '--bounding-set=-dac_override,-dac_read_search'];
+  const probe = spawnSync(prefix[0], [...prefix.slice(1), 'true']);
+  return probe.status === 0 ? { prefix } : { reason: `running as root and cannot drop CAP_DAC_OVERRIDE (setpriv: ${probe.error?.message ?? probe.stderr.toString().trim()})` };
 }
 
 export type ImageFormat = 'png' | 'jpg' | 'webp' | 'gif' | 'avif';

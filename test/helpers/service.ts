@@ -25,10 +25,13 @@ export interface StartOptions {
   onLog?: (entry: Record<string, unknown>, child: ChildProcess) => void;
   /** Return as soon as the services are ready, while media may still be indexing. */
   keepIndexing?: boolean;
+  /** A command the service runs under, e.g. setpriv with fewer capabilities: [command, ...args]. */
+  prefix?: string[];
 }
 
 export async function startApp(env: Record<string, string>, options: StartOptions = {}): Promise<RunningApp> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'api/main.ts')], {
+  const [command, ...args] = [...options.prefix ?? [], process.execPath, path.join(ROOT, 'api/main.ts')];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
