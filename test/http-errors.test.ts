@@ -186,3 +186,12 @@ test('error messages: one language per field; skins adds message_en, media and s
   const search = await call(`${app.urls.search}/v1/search?query=x`);
   t.false(han.test(search.json.error.message), search.json.error.message);
 });
+
+test.serial('a 5xx that repeats is logged once as a state, then counted, not once a request', async (t) => {
+  const logged = app.logs.length;
+  const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => skins(`/v1/render/ClassicSteve/${64 + i}`)));
+  t.deepEqual([...new Set(answers.map((r) => r.status))], [503]);
+  const lines = app.logs.slice(logged).filter((l) => l.msg === 'request failed' && l.code === 'overloaded');
+  t.is(lines.length, 1);
+  t.like(lines[0], { level: 'warn', code: 'overloaded' });
+});

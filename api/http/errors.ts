@@ -4,6 +4,7 @@ import type { Context, Middleware } from 'koa';
 import { RenderError, type RenderErrorKind } from '../../renderer/errors.ts';
 import { ApiError, isApiError, type ErrorCode } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
+import { StateLog } from '../../shared/log-state.ts';
 import { CORS_HEADERS } from './cors.ts';
 
 /** The service's error body; `ctx` is absent for requests Node refused before Koa saw them. */
@@ -72,6 +73,13 @@ function rejectRepeatedParameters(ctx: Context): void {
 }
 
 export function errorHandler(format: ErrorFormatter, log: () => Logger): Middleware {
+  // A 5xx comes by the thousand while a dependency is down: each code is logged as a state.
+  const failing = new Map<ErrorCode, StateLog>();
+  const failed = (error: ApiError, path: string) => {
+    let state = failing.get(error.code);
+    if (!state) failing.set(error.code, state = new StateLog(log(), 'request failed'));
+    state.hit({ code: error.code, detail: error.detail, path });
+  };
   return async (ctx, next) => {
     try {
       rejectRepeatedParameters(ctx);
@@ -83,7 +91,7 @@ export function errorHandler(format: ErrorFormatter, log: () => Logger): Middlew
         log().error('unexpected error', { err: error, path: ctx.path });
         apiError = new ApiError('internal_error');
       } else if (apiError.status >= 500) {
-        log().warn('request failed', { code: apiError.code, detail: apiError.detail, path: ctx.path });
+        failed(apiError, ctx.path);
       }
       // Part of a reply is already on the wire: nothing truthful can follow, Koa ends it.
       if (ctx.headerSent) return;
