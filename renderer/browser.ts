@@ -1,13 +1,17 @@
 // Finding and starting the headless Chromium the render pages live in: the configured path, else
 // a system Chromium, else the one shipped inside @sparticuz/chromium (works with no apt at all).
 // Without a GPU WebGL runs on SwiftShader (ANGLE's software Vulkan); with one, ANGLE on EGL.
+// Chromium speaks CDP over a pipe only, held by the relay thread (cdp-relay.ts): it listens on no
+// DevTools port, which any local process (of any user) could otherwise connect to and drive.
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import puppeteer, { type Browser, type CDPSession } from 'puppeteer-core';
+import type { Browser, CDPSession } from 'puppeteer-core';
 import { withoutJemalloc } from '../shared/allocator.ts';
 import type { Logger } from '../shared/log.ts';
+import { relay } from './relay.ts';
+import { connectBrowser } from './relay-transport.ts';
 
 export type GpuMode = 'auto' | 'on' | 'off';
 
@@ -76,7 +80,11 @@ export function chromiumArgs(gpu: boolean): string[] {
 }
 
 export interface LaunchedBrowser {
-  browser: Browser; wsEndpoint: string; gpu: boolean; resolved: ResolvedBrowser;
+  /** This thread's connection (through the relay). */
+  browser: Browser;
+  /** What another thread connects with (connectBrowser). */
+  key: string;
+  pid: number; gpu: boolean; resolved: ResolvedBrowser;
   /**
    * Whether the browser answers a round trip within 2 s. Right after the process dies its
    * connection can still look up, so this asks rather than trusting `connected`.
@@ -97,8 +105,9 @@ const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((candidate) => existsS
  * (SIGKILL, the OOM killer, a crash): util-linux's setpriv sets a parent-death signal (SIGKILL)
  * and execs Chromium, which keeps that setting and its pid. When the browser process dies, its
  * zygotes, GPU, network and renderer processes exit within a second (they lose their IPC
- * channel). The kernel sends the signal when the *thread* that spawned Chromium ends, so the
- * farm launches from the main thread (docs/renderer.md, "Lifecycle").
+ * channel). The kernel sends the signal when the *thread* that spawned Chromium ends, so
+ * browsers are spawned by the relay thread, which lives as long as the process (docs/renderer.md,
+ * "Lifecycle").
  */
 function boundCommand(executablePath: string, args: string[]): { executablePath: string; args: string[]; bound: boolean } {
   if (!SETPRIV) return { executablePath, args, bound: false };
@@ -107,47 +116,33 @@ function boundCommand(executablePath: string, args: string[]): { executablePath:
 
 let warnedUnbound = false;
 
-/** Runs `launch` with a signal that follows `stop` only while it runs (puppeteer kills the browser whenever its signal aborts). */
-async function untilStopped<T>(stop: AbortSignal | undefined, launch: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const launching = new AbortController();
-  const follow = () => launching.abort(stop!.reason);
-  stop?.addEventListener('abort', follow, { once: true });
-  try {
-    return await launch(launching.signal);
-  } finally {
-    stop?.removeEventListener('abort', follow);
-  }
-}
+/** Names browsers in the relay: each try at a launch has its own. */
+let lastKey = 0;
 
-async function startChromium(executablePath: string, gpu: boolean, log: Logger, stop?: AbortSignal): Promise<{ browser: Browser; userDataDir: string }> {
+/** Starts Chromium in the relay; `stop` aborting kills it and rejects with the abort reason. */
+async function startChromium(executablePath: string, gpu: boolean, log: Logger, stop?: AbortSignal): Promise<{ key: string; pid: number; userDataDir: string }> {
   for (let attempt = 1; ; attempt += 1) {
     stop?.throwIfAborted();
     const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'skinfarm-chromium-'));
-    const command = boundCommand(executablePath, [...chromiumArgs(gpu), `--user-data-dir=${userDataDir}`, '--remote-debugging-port=0', 'about:blank']);
+    const command = boundCommand(executablePath, [...chromiumArgs(gpu), `--user-data-dir=${userDataDir}`, '--remote-debugging-pipe', 'about:blank']);
     if (!command.bound && !warnedUnbound) {
       warnedUnbound = true;
       log.warn('setpriv (util-linux) not found: Chromium may outlive this process if it is killed');
     }
+    const key = `chromium-${++lastKey}`;
+    const kill = () => void relay().request({ op: 'close', browser: key }).catch(() => {});
+    stop?.addEventListener('abort', kill, { once: true });
     try {
-      const browser = await untilStopped(stop, (signal) => puppeteer.launch({
-        executablePath: command.executablePath,
-        ignoreDefaultArgs: true,
-        args: command.args,
-        defaultViewport: null,
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-        protocolTimeout: 30_000,
-        // Chromium has its own allocator: not the jemalloc the API process may run on.
-        env: withoutJemalloc(process.env),
-        signal,
-      }));
-      return { browser, userDataDir };
+      // Chromium has its own allocator: not the jemalloc the API process may run on.
+      const { pid } = await relay().request({ op: 'launch', browser: key, ...command, env: withoutJemalloc(process.env) });
+      return { key, pid: pid!, userDataDir };
     } catch (error) {
       await rm(userDataDir, { recursive: true, force: true });
       stop?.throwIfAborted();
       if (attempt >= LAUNCH_ATTEMPTS) throw error;
       log.warn('chromium did not start; trying again', { attempt, err: (error as Error).message.split('\n')[0] });
+    } finally {
+      stop?.removeEventListener('abort', kill);
     }
   }
 }
@@ -156,14 +151,17 @@ async function startChromium(executablePath: string, gpu: boolean, log: Logger, 
 export async function launchBrowser(configured: string | null, mode: GpuMode, log: Logger, stop?: AbortSignal): Promise<LaunchedBrowser> {
   const resolved = await resolveChromium(configured);
   const gpu = wantsGpu(mode);
-  const { browser, userDataDir } = await startChromium(resolved.executablePath, gpu, log, stop);
+  const { key, pid, userDataDir } = await startChromium(resolved.executablePath, gpu, log, stop);
   const close = async () => {
-    await browser.close().catch(() => browser.process()?.kill('SIGKILL'));
+    // Waits until the process has exited; a relay that ended took its browsers with it.
+    await relay().request({ op: 'close', browser: key }).catch(() => {});
     await rm(userDataDir, { recursive: true, force: true });
   };
+  let browser: Browser;
   let probe: CDPSession;
   try {
-    log.info('chromium started', { executable: resolved.executablePath, origin: resolved.origin, version: await browser.version(), gpu, pid: browser.process()?.pid });
+    browser = await connectBrowser(key, (request) => relay().connect(request), 30_000);
+    log.info('chromium started', { executable: resolved.executablePath, origin: resolved.origin, version: await browser.version(), gpu, pid });
     // A session of its own for liveness probes: Browser.version() answers from a cache.
     probe = await browser.target().createCDPSession();
   } catch (error) {
@@ -172,11 +170,12 @@ export async function launchBrowser(configured: string | null, mode: GpuMode, lo
   }
   return {
     browser,
-    wsEndpoint: browser.wsEndpoint(),
+    key,
+    pid,
     gpu,
     resolved,
     async alive() {
-      if (!browser.connected || browser.process()?.exitCode != null || browser.process()?.signalCode) return false;
+      if (!browser.connected) return false;
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), 2000); });
       const answer = probe.send('Browser.getVersion').then(() => true, () => false);

@@ -1,5 +1,6 @@
 // The render farm: Piscina worker threads, each driving one page in a headless Chromium that the
-// main thread starts; each page has a one-thread Piscina of its own (page-worker.ts), so the farm
+// CDP relay thread starts and talks to over a pipe (browser.ts, cdp-relay.ts; no DevTools port);
+// each page has a one-thread Piscina of its own (page-worker.ts), so the farm
 // chooses which page a batch goes to. Jobs wait in one
 // bounded queue; every idle page takes the queued jobs (up to a batch) in one call, so batches grow
 // with load and latency stays low when idle; a busy page may already hold its next batch
@@ -169,7 +170,7 @@ export class RenderFarm {
   }
 
   private task(jobs: WireJob[], probe?: WorkerTask['probe']): WorkerTask {
-    return { endpoints: this.browsers.map((b) => b.wsEndpoint), jobs, pageHeapLimitBytes: this.config.pageHeapLimitBytes, probe };
+    return { browsers: this.browsers.map((b) => b.key), jobs, pageHeapLimitBytes: this.config.pageHeapLimitBytes, probe };
   }
 
   /** Asks a page for its WebGL renderer or its memory; a page that does not answer by `signal` is replaced. */
@@ -338,7 +339,7 @@ export class RenderFarm {
 
   /** The browser processes (for operations and tests that need to kill one). */
   browserPids(): number[] {
-    return this.browsers.flatMap((b) => b.browser.process()?.pid ?? []);
+    return this.browsers.map((b) => b.pid);
   }
 
   stats(): FarmStats {

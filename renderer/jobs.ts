@@ -44,12 +44,12 @@ export interface PageJob extends Omit<WireJob, 'skin' | 'cape'> { skin: PageText
 export interface PageMemory { jsHeapBytes: number; textures: number; textureBytes: number; glTextures: number; glGeometries: number; glPrograms: number }
 
 /**
- * One call into a worker: the browsers' current addresses (a worker keeps to one of them), the
+ * One call into a worker: the keys of the browsers running now (a worker keeps to one of them), the
  * jobs, and the JS heap past which the page is replaced between batches. `probe` asks the page
  * for its WebGL renderer or its memory instead of drawing, or (`trim`) replaces a page that has
  * drawn by a fresh one and has the thread collect its garbage.
  */
-export interface WorkerTask { endpoints: string[]; jobs: WireJob[]; pageHeapLimitBytes: number; probe?: 'info' | 'memory' | 'trim' }
+export interface WorkerTask { browsers: string[]; jobs: WireJob[]; pageHeapLimitBytes: number; probe?: 'info' | 'memory' | 'trim' }
 export interface WorkerResult { images?: Array<Buffer | Uint8Array | { error: string }>; info?: { renderer: string; version: string }; memory?: PageMemory }
 
 function wire(texture: { data: Buffer; hash: string }, width: number, height: number): WireTexture {

@@ -5,8 +5,13 @@
 // next task opens a fresh page.
 import { Piscina } from 'piscina';
 import type { WorkerResult, WorkerTask } from './jobs.ts';
+import { relay } from './relay.ts';
+import type { ConnectRequest } from './relay-transport.ts';
 
-/** What a worker thread posts besides task results (Piscina re-emits it on the pool): the target id of a page it opened. */
+/**
+ * What a worker thread posts besides task results (Piscina re-emits it on the pool): the target
+ * id of a page it opened, or a request for a connection to a browser, forwarded to the relay.
+ */
 export interface OpenedMessage { opened: string }
 
 export class PageWorker {
@@ -37,7 +42,8 @@ export class PageWorker {
       // `tasksAtOnce` regardless.
       loadBalancer: (_task, workers) => workers.find((w) => w.isRunningAbortableTask || w.currentUsage < tasksAtOnce) ?? null,
     });
-    this.pool.on('message', (message: OpenedMessage) => {
+    this.pool.on('message', (message: OpenedMessage | ConnectRequest) => {
+      if ('connect' in message) return relay().connect(message);
       if (this.targetId && this.targetId !== message.opened) orphaned(this.targetId);
       this.targetId = message.opened;
       this.opened += 1;

@@ -1,17 +1,18 @@
 // A Piscina worker (one thread per page, page-worker.ts): owns one page in one of the farm's Chromium
-// instances (connected over its WebSocket), loads the three.js scene once, then renders batches of
-// jobs through one CDP call each.
+// instances (connected through the CDP relay thread, relay-transport.ts), loads the three.js scene
+// once, then renders batches of jobs through one CDP call each.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parentPort } from 'node:worker_threads';
 import { workerData } from 'piscina';
-import puppeteer, { type Browser, type CDPSession, type Page } from 'puppeteer-core';
+import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { collectGarbage } from '../shared/collect-garbage.ts';
 import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize, POSES } from '../shared/skin-layout.ts';
 import type { PageJob, PageMemory, PageTexture, WireJob, WireTexture, WorkerTask, WorkerResult } from './jobs.ts';
 import type { OpenedMessage } from './page-worker.ts';
+import { connectBrowser } from './relay-transport.ts';
 
 const ORIGIN = 'http://skinfarm.render';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -102,7 +103,7 @@ const COLLECT_ABOVE_BYTES = 24 << 20;
 const { slot } = workerData as { slot: number };
 
 interface PageState {
-  endpoint: string; browser: Browser; page: Page; cdp: CDPSession; textures: PageTextures;
+  key: string; browser: Browser; page: Page; cdp: CDPSession; textures: PageTextures;
   /** The page's window, which renderJobs is called on (no expression to compile per batch). */
   window: string;
   /** Which opening this is: a failure reported late by an older page must not drop a newer one. */
@@ -119,18 +120,20 @@ interface PageState {
   drawn: number;
 }
 let state: Promise<PageState> | null = null;
-let stateEndpoint = '';
+/** The browser `state` is in. */
+let stateKey = '';
 let generation = 0;
 
-async function openPage(endpoint: string, opening: number): Promise<PageState> {
-  const browser = await puppeteer.connect({ browserWSEndpoint: endpoint, defaultViewport: null, protocolTimeout: 60_000 });
+async function openPage(key: string, opening: number): Promise<PageState> {
+  // The request (with its port) reaches the relay through the main thread (PageWorker).
+  const browser = await connectBrowser(key, (request) => parentPort!.postMessage(request, [request.port]), 60_000);
   const page = await browser.newPage();
   try {
     // The main thread learns the page's id before it loads: a page that hangs while loading is closed too.
     const cdp = await page.createCDPSession();
     const { targetInfo } = await cdp.send('Target.getTargetInfo');
     parentPort!.postMessage({ opened: targetInfo.targetId } satisfies OpenedMessage);
-    return { ...await loadScene(browser, page, cdp), endpoint, generation: opening };
+    return { ...await loadScene(browser, page, cdp), key, generation: opening };
   } catch (error) {
     // A page that did not come up is closed, so a retry starts clean.
     await page.close().catch(() => {});
@@ -139,7 +142,7 @@ async function openPage(endpoint: string, opening: number): Promise<PageState> {
   }
 }
 
-async function loadScene(browser: Browser, page: Page, cdp: CDPSession): Promise<Omit<PageState, 'endpoint' | 'generation'>> {
+async function loadScene(browser: Browser, page: Page, cdp: CDPSession): Promise<Omit<PageState, 'key' | 'generation'>> {
   await page.setRequestInterception(true);
   page.on('request', (request) => {
     const file = FILES[new URL(request.url()).pathname];
@@ -176,8 +179,8 @@ function unlessCrashed<T>(current: PageState, work: Promise<T>): Promise<T> {
  * The page for a task, counted busy until the task gives it back. Two tasks can ask at once: only
  * one of them replaces a dead or worn page, the other takes the new one (never the one dropped).
  */
-async function takePage(endpoint: string): Promise<PageState> {
-  while (state && stateEndpoint === endpoint) {
+async function takePage(key: string): Promise<PageState> {
+  while (state && stateKey === key) {
     const asked = state;
     const current = await asked.catch(() => null);
     if (state !== asked) continue;
@@ -188,9 +191,9 @@ async function takePage(endpoint: string): Promise<PageState> {
     }
     break;
   }
-  stateEndpoint = endpoint;
+  stateKey = key;
   generation += 1;
-  state = openPage(endpoint, generation);
+  state = openPage(key, generation);
   const opened = await state;
   opened.busy += 1;
   return opened;
@@ -255,23 +258,23 @@ function drop(current: PageState): void {
  * keeps a heap the load grew, the GPU process its buffers: ~30 MB each above a new page), unless
  * a batch is on it; then this thread collects its garbage.
  */
-async function trim(current: PageState, endpoint: string): Promise<void> {
+async function trim(current: PageState, key: string): Promise<void> {
   if (current.drawn > 0 && current.busy === 1) {
     drop(current);
-    (await takePage(endpoint)).busy -= 1;
+    (await takePage(key)).busy -= 1;
   }
   collectGarbage();
 }
 
 export default async function run(task: WorkerTask): Promise<WorkerResult> {
-  const endpoint = task.endpoints[slot % task.endpoints.length];
-  const current = await takePage(endpoint);
+  const key = task.browsers[slot % task.browsers.length];
+  const current = await takePage(key);
   const { textures } = current;
   try {
     if (task.probe === 'info') return { info: (await call(current, 'webglInfo')) as WorkerResult['info'] };
     if (task.probe === 'memory') return { memory: await pageMemory(current) };
     if (task.probe === 'trim') {
-      await trim(current, endpoint);
+      await trim(current, key);
       return {};
     }
     const draw = (jobs: WireJob[]) => call(current, 'renderJobs', textures.forBatch(jobs)) as Promise<Array<string | { error: string }>>;

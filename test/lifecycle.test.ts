@@ -4,49 +4,16 @@
 // every process carrying this test's marker in its environment (the browser main process keeps
 // the environment it was started with, so it is found even after it was orphaned).
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { resolveChromium } from '../renderer/browser.ts';
 import { drawSkin } from '../scripts/fake-upstream/skin-art.ts';
+import { descendants, processes, readProc, type Proc } from './helpers/processes.ts';
 import { call, startApp, type RunningApp } from './helpers/service.ts';
 import { startSkins } from './helpers/skins.ts';
-
-interface Proc { pid: number; ppid: number; start: string; state: string; cmd: string }
-
-function readProc(pid: number): Proc | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name may hold spaces and parentheses: the fields start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-    return { pid, ppid: Number(fields[1]), start: fields[19], state: fields[0], cmd };
-  } catch {
-    return null;
-  }
-}
-
-function processes(): Proc[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).flatMap((name) => readProc(Number(name)) ?? []);
-}
-
-function descendants(root: number, all = processes()): Proc[] {
-  const found: Proc[] = [];
-  const parents = new Set([root]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const p of all) {
-      if (parents.has(p.ppid) && !parents.has(p.pid)) {
-        parents.add(p.pid);
-        found.push(p);
-        grew = true;
-      }
-    }
-  }
-  return found;
-}
 
 /** Processes whose environment carries the marker, wherever they are in the tree now. */
 function marked(mark: string): Proc[] {

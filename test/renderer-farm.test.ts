@@ -2,7 +2,6 @@
 // page or browser (the job is retried once) and a hung page, refuses work beyond its queue,
 // closes cleanly.
 // Real Chromium pages in Piscina workers; one farm for the file, tests in order.
-import { readdirSync, readFileSync } from 'node:fs';
 import test from 'ava';
 import { RenderFarm } from '../renderer/farm.ts';
 import type { RenderJob } from '../renderer/jobs.ts';
@@ -10,6 +9,7 @@ import { normalizeSkin } from '../renderer/skin-normalize.ts';
 import { drawSkin } from '../scripts/fake-upstream/skin-art.ts';
 import { RenderError, RenderFarmConfigError } from '../renderer/errors.ts';
 import { createLogger } from '../shared/log.ts';
+import { descendants as processTree } from './helpers/processes.ts';
 
 let farm: RenderFarm;
 let job: (yaw: number) => RenderJob;
@@ -29,27 +29,8 @@ test.afterEach.always((t) => {
 
 const isPng = (b: Buffer) => b.subarray(1, 4).equals(Buffer.from('PNG'));
 
-/** Processes under `root` (by parent links in /proc) whose command line contains `marker`. */
-function descendants(root: number, marker: string): number[] {
-  const parent = (pid: number) => {
-    try {
-      return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
-    } catch {
-      return 0;
-    }
-  };
-  const under = (pid: number) => {
-    for (let p = pid; p > 1; p = parent(p)) if (p === root) return true;
-    return false;
-  };
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker) && under(pid);
-    } catch {
-      return false;
-    }
-  });
-}
+/** Processes under `root` whose command line contains `marker`. */
+const descendants = (root: number, marker: string) => processTree(root).filter((p) => p.cmd.includes(marker)).map((p) => p.pid);
 
 test.serial('warm at creation: it knows its browsers and WebGL renderer, and the first render is quick', async (t) => {
   const info = farm.info();
