@@ -10,7 +10,7 @@ const PAGES: Record<ServiceName, string[]> = {
 };
 
 /** The address a browser on this machine reaches a listen address by. */
-function reachableHost(host: string): string {
+export function reachableHost(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '') return 'localhost';
   return host.includes(':') ? `[${host}]` : host;
 }

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { RedisClientType } from '@redis/client';
 import { ApiError } from '../shared/errors.ts';
 import type { Logger } from '../shared/log.ts';
+import { reachableHost } from './banner.ts';
 import { Cache } from './cache.ts';
 import { withListenAddresses, type Config, type ServiceName } from './config.ts';
 import { createHttpApp } from './http/app.ts';
@@ -125,7 +126,7 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
       server.on('clientError', onClientError(starting as never));
       servers.push(server);
       ports[name] = await listen(server, config.ports[name], config.host);
-      log.child({ service: name }).info('listening', { port: ports[name], host: config.host });
+      log.child({ service: name }).info('listening', { port: ports[name], host: config.host, url: `http://${reachableHost(config.host)}:${ports[name]}` });
     }
     stopped();
     const redisOptions = { commandTimeoutMs: config.redis.commandTimeoutMs, startTimeoutMs: config.redis.startTimeoutMs, stop };

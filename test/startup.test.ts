@@ -51,7 +51,7 @@ test('LOG_FORMAT=pretty: readable lines, then a banner whose addresses answer', 
     if (line.includes('Ctrl-C') || line.includes('"msg":"ready"')) break;
   }
   const text = lines.join('\n');
-  t.regex(text, /^\d\d:\d\d:\d\d INFO  skins: listening port=\d+ host=127\.0\.0\.1$/m);
+  t.regex(text, /^\d\d:\d\d:\d\d INFO  skins: listening port=\d+ host=127\.0\.0\.1 url=http:\/\/127\.0\.0\.1:\d+$/m);
   t.false(lines.some((line) => line.startsWith('{')), 'no JSON lines');
   const pages = [...text.matchAll(/http:\/\/127\.0\.0\.1:\d+\/(?:docs|status|health)\b/g)].map((m) => m[0]);
   t.is(pages.length, 4, text);
@@ -60,4 +60,14 @@ test('LOG_FORMAT=pretty: readable lines, then a banner whose addresses answer', 
   child.kill('SIGTERM');
   const [code] = await once(child, 'exit');
   t.is(code, 0);
+});
+
+test('the JSON listening line carries the address a client uses', async (t) => {
+  const app = await startApp({ SERVICES: 'search,skins' });
+  t.teardown(() => app.stop());
+  for (const line of app.logs.filter((l) => l.msg === 'listening')) {
+    t.is(line.url, `http://127.0.0.1:${line.port}`);
+    t.is((await call(`${line.url}/health`)).status, 200);
+  }
+  t.is(app.logs.filter((l) => l.msg === 'listening').length, 2);
 });
