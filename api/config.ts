@@ -6,6 +6,7 @@ import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
 import { readMediaSettings, type MediaSettings } from './media/config.ts';
 import { parseBudget, type BudgetSpec } from './skins/upstream/budget.ts';
 import type { CountryCode } from 'libphonenumber-js';
+import { SEARCH_GROUPS } from './search/auth.ts';
 import { DEFAULT_REGION, parseRegion } from './search/values/phone.ts';
 
 export type ServiceName = 'skins' | 'media' | 'search';
@@ -75,6 +76,9 @@ export interface Config {
     auditSecret: string | null;
     /** Where the search service is reached (its front page's examples); null = the request's origin. */
     publicUrl: string | null;
+    /** Requests a minute per IP on /v1/search (SEARCH_RATE_LIMIT) and on the admin API (SEARCH_ADMIN_RATE_LIMIT). */
+    rateLimit: number;
+    adminRateLimit: number;
   };
   dataDir: string;
 }
@@ -205,6 +209,8 @@ export function loadConfig(env: Env = process.env): Config {
       defaultRegion: defaultRegion ?? DEFAULT_REGION,
       auditSecret,
       publicUrl: env.SEARCH_PUBLIC_URL?.trim() ? url('SEARCH_PUBLIC_URL', '') : null,
+      rateLimit: int('SEARCH_RATE_LIMIT', SEARCH_GROUPS.search.limit, 1, 1_000_000),
+      adminRateLimit: int('SEARCH_ADMIN_RATE_LIMIT', SEARCH_GROUPS.admin.limit, 1, 1_000_000),
     };
   };
 

@@ -7,7 +7,7 @@
 // families: random paths then the metrics' label set, password and key guessing from a rotating
 // IPv6 /64, adversarial search strings against a CPU budget (image churn against a Redis with a
 // memory bound needs its own Redis pair: test/redis-churn.test.ts).
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -284,6 +284,34 @@ test.serial('guessing from one IPv6 /64 that rotates its addresses ends in 429: 
   for (let i = 0; i < 35; i += 1) keys.push((await call(`${app.urls.search}/v1/search?query=192.0.2.1`, { headers: { ...from(i), 'x-api-key': `sk_guess_${i}` } })).status);
   t.true(keys.slice(-5).every((status) => status === 429), keys.join());
   t.true(keys.slice(0, 5).every((status) => status === 401), keys.join());
+});
+
+/** CPU the service process has used (user + system), in clock ticks. */
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+test.serial('adversarial search strings cost about what plain ones do (CPU of the service, same run)', async (t) => {
+  const created = await call(`${app.urls.search}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'cpu', plan: 'premium', duration: 'lifetime' }) });
+  const key = created.json.key as string;
+  // Runs of one unit between digits (the shape that made the phone parser super-linear), at
+  // several lengths, and long runs ending in a character no pattern expects.
+  const hostile = [' ', '\t', '1 ', '.', '@', '-', '1-', 'a.', 'ext ', 'x', '1 1', '+1 ', '((', 'é']
+    .flatMap((unit) => [...[250, 510, 800].map((n) => `1${unit.repeat(Math.ceil(n / unit.length))}1`), `${unit.repeat(2000 / unit.length)}!`]);
+  const plain = ['192.0.2.1', 'ada.example@example.org', '+12025550143', 'example.org', '00:1a:2b:3c:4d:5e', 'Ada Lovelace'];
+  const measure = async (queries: string[]) => {
+    const before = cpuTicks(app.process.pid!);
+    for (let round = 0; round < 4; round += 1) {
+      await Promise.all(queries.map((query, i) => send(app.urls.search, { service: 'search', method: 'POST', path: '/v1/search', label: 'cpu', headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-forwarded-for': `198.18.${round}.${i + 1}` }, body: JSON.stringify({ query }) })));
+    }
+    return cpuTicks(app.process.pid!) - before;
+  };
+  const plainTicks = await measure(Array.from({ length: hostile.length }, (_, i) => plain[i % plain.length]));
+  const hostileTicks = await measure(hostile);
+  t.log(`${hostile.length * 4} requests each: plain ${plainTicks} ticks, adversarial ${hostileTicks} ticks`);
+  // A super-linear parser costs tens of ms each here (a 512-character run of spaces cost 111 ms).
+  t.true(hostileTicks <= 2 * plainTicks + 20, `${hostileTicks} ticks against ${plainTicks}`);
 });
 
 /** Keys written in camelCase, outside data passed through from an upstream verbatim. */

@@ -60,6 +60,8 @@ test('health and types answer without a key; every documented example parses as 
   t.true(health.json.index.records >= 2002);
   t.truthy(health.headers.get('x-request-id'));
   t.regex(health.headers.get('x-powered-by') ?? '', /search/);
+  // Health and types are not counted; searches are, 600 a minute per client by default.
+  t.is(health.headers.get('x-ratelimit-limit'), null);
 
   const types = await call(url('/v1/types'));
   t.is(types.status, 200);
@@ -96,7 +98,9 @@ test('errors are JSON {status: "error", error: {code, message}} with the right s
 
 test('disabled, expired and exhausted keys are 403 naming the state; re-enabling works', async (t) => {
   const once = await newKey({ request_limit: 1 });
-  t.is((await search(once.key, 'chain.start@example.org')).status, 200);
+  const found = await search(once.key, 'chain.start@example.org');
+  t.is(found.status, 200);
+  t.is(found.headers.get('x-ratelimit-limit'), '600');
   const exhausted = await search(once.key, 'chain.start@example.org');
   t.is(exhausted.status, 403);
   t.is(exhausted.json.error.code, 'key_exhausted');

@@ -11,14 +11,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { LruMap } from '../../shared/lru-map.ts';
+import { FailureBudget } from '../http/failure-budget.ts';
 import { clientKey, type RateLimiter } from '../http/rate-limit.ts';
 import type { PasswordVerifier } from './password.ts';
 import type { MintedToken, TokenSigner } from './token.ts';
 
 const PASSWORD_GROUP = { name: 'media-password', limit: 10, windowMs: 10 * 60_000, authentication: true } as const;
-const FAILURES_GROUP = { name: 'media-password-failures', windowMs: 60 * 60_000, authentication: true } as const;
-/** Every client together: the global budget is one count. */
-const EVERYONE = '*';
 /** Password checks running at once. */
 const MAX_CHECKS = 2;
 const REALM = 'Basic realm="Skinfarm private media", charset="UTF-8"';
@@ -59,12 +57,13 @@ export class PrivateAccess {
    * forgotten early costs nothing, as the limiter still counts the window and locks again.
    */
   private readonly lockedUntil = new LruMap<number>(MAX_PROVEN_ADDRESSES);
-  /** End of the hour whose failure budget is spent (ms): learnt from the count, so shared across instances with Redis. */
-  private everyoneLockedUntil = 0;
+  /** Wrong passwords from all clients this hour. */
+  private readonly failures: FailureBudget;
   private checking = 0;
 
   constructor(options: AccessOptions) {
     this.options = options;
+    this.failures = new FailureBudget(options.limiter, { name: 'media-password-failures', limit: options.failuresPerHour, windowMs: 60 * 60_000 }, 'too many wrong passwords from all clients this hour');
   }
 
   get passwordConfigured(): boolean {
@@ -84,7 +83,7 @@ export class PrivateAccess {
     const digest = sha256(candidate);
     const proven = this.proven.get(client);
     if (proven && timingSafeEqual(digest, proven)) return this.mint();
-    if (this.everyoneLockedUntil > Date.now()) throw this.tooMany(this.everyoneLockedUntil, 'too many wrong passwords from all clients this hour');
+    this.failures.assertOpen();
     const outcome = await this.options.limiter.check(PASSWORD_GROUP, ip);
     if (outcome.limited) {
       this.lockedUntil.set(client, outcome.resetAt);
@@ -101,16 +100,15 @@ export class PrivateAccess {
       this.checking -= 1;
     }
     if (!right) {
-      const everyone = await this.options.limiter.check({ ...FAILURES_GROUP, limit: this.options.failuresPerHour }, EVERYONE);
-      if (everyone.limited) this.everyoneLockedUntil = everyone.resetAt;
+      await this.failures.failed();
       throw new ApiError('wrong_password');
     }
     this.proven.set(client, digest);
     return this.mint();
   }
 
-  private tooMany(resetAt: number, detail = 'too many password attempts from this address'): ApiError {
-    return new ApiError('rate_limited', { detail, retryAfter: Math.ceil((resetAt - Date.now()) / 1000) });
+  private tooMany(resetAt: number): ApiError {
+    return new ApiError('rate_limited', { detail: 'too many password attempts from this address', retryAfter: Math.ceil((resetAt - Date.now()) / 1000) });
   }
 
   /** The request's grant, or null when it brings no credentials at all; throws on bad ones. */

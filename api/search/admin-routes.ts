@@ -7,12 +7,12 @@ import type { RequestBody } from '../docs/openapi.ts';
 import type { Route } from '../http/route-table.ts';
 import { json, pretty, requires } from '../docs/fragments.ts';
 import { object, ref } from '../docs/schemas.ts';
-import { requireAdmin } from './auth.ts';
+import { requireAdmin, SEARCH_GROUPS } from './auth.ts';
 import { parseCreateInput, parsePatch, publicKey } from './keys/model.ts';
 import type { SearchService } from './service.ts';
 
 const adminOnly = (service: SearchService): Middleware[] => [async (ctx, next) => {
-  await requireAdmin(service.config.search.adminToken, service.limiter, ctx);
+  await requireAdmin(service.config.search.adminToken, service.limiter, service.adminFailures, ctx);
   await next();
 }];
 
@@ -47,7 +47,7 @@ const body = (schema: string, example: unknown): RequestBody => ({ required: tru
 
 export const ADMIN_ROUTES: Route<SearchService>[] = [
   {
-    method: 'post', path: '/v1/admin/keys', before: adminOnly, handle: create,
+    method: 'post', path: '/v1/admin/keys', limit: SEARCH_GROUPS.admin, before: adminOnly, handle: create,
     doc: {
       summary: 'Create a key', description: 'The key itself is in this answer only; just its hash is stored.',
       body: body('CreateKey', { name: 'acme', plan: 'premium', duration: '2m', request_limit: 10000 }),
@@ -55,18 +55,18 @@ export const ADMIN_ROUTES: Route<SearchService>[] = [
     },
   },
   {
-    method: 'get', path: '/v1/admin/keys', params: [pretty], before: adminOnly, handle: list,
+    method: 'get', path: '/v1/admin/keys', params: [pretty], limit: SEARCH_GROUPS.admin, before: adminOnly, handle: list,
     doc: { summary: 'List keys', ok: json('every key record', ref('ApiKeyList')), errors: adminErrors, security: admin },
   },
   {
-    method: 'patch', path: '/v1/admin/keys/{id}', params: [keyId], before: adminOnly, handle: update,
+    method: 'patch', path: '/v1/admin/keys/{id}', params: [keyId], limit: SEARCH_GROUPS.admin, before: adminOnly, handle: update,
     doc: {
       summary: 'Disable, limit or re-date a key', body: body('KeyPatch', { disabled: true }),
       ok: json('the updated record', { allOf: [ref('ApiKey'), object({ status: { const: 'success' } })] }), errors: [...adminErrors, 'bad_request', 'not_found'], security: admin,
     },
   },
   {
-    method: 'delete', path: '/v1/admin/keys/{id}', params: [keyId], before: adminOnly, handle: remove,
+    method: 'delete', path: '/v1/admin/keys/{id}', params: [keyId], limit: SEARCH_GROUPS.admin, before: adminOnly, handle: remove,
     doc: { summary: 'Delete a key', ok: json('deleted', ref('ApiKeyDeleted')), errors: [...adminErrors, 'not_found'], security: admin },
   },
 ];

@@ -1,19 +1,31 @@
-// API keys on requests: X-API-Key checked and counted in one store operation. Unauthenticated
-// failures (no key, unknown key, wrong admin token) are rate limited per client IP so guessing
-// costs the guesser, not the store.
+// API keys on requests: X-API-Key checked before the request is read, then counted in one store
+// operation. Every search and admin request counts in a per-client group first, so a flood is
+// refused before any key is hashed or looked up; unauthenticated failures (no key, unknown key,
+// wrong admin token) are rate limited per client IP besides, so guessing costs the guesser.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { ApiError, type ErrorCode } from '../../shared/errors.ts';
+import type { FailureBudget } from '../http/failure-budget.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { KeyStore } from './keys/store.ts';
-import type { KeyRecord } from './keys/model.ts';
+import type { ConsumeResult, KeyRecord } from './keys/model.ts';
 
-export const AUTH_FAILURES = { name: 'search-auth-failures', limit: 30 } as const;
+/** Documented defaults of SEARCH_RATE_LIMIT and SEARCH_ADMIN_RATE_LIMIT; the service uses its settings. */
+export const SEARCH_GROUPS = { search: { name: 'search', limit: 600 }, admin: { name: 'search-admin', limit: 120 } } as const;
+
+/** Failed key and token attempts per client a minute: an authentication group, so it fails closed. */
+export const AUTH_FAILURES = { name: 'search-auth-failures', limit: 30, authentication: true } as const;
+
+/**
+ * Wrong admin tokens from all clients an hour. The token is the operator's choice (it may be
+ * guessable), unlike keys (random, 256 bits: a global budget there would only let one client
+ * lock every key holder out).
+ */
+export const ADMIN_FAILURES = { name: 'search-admin-failures', limit: 100, windowMs: 60 * 60_000 } as const;
 
 /** Throws `code`, or rate_limited once this IP has failed too often this minute. */
 export async function refuse(limiter: RateLimiter, ctx: Context, code: ErrorCode): Promise<never> {
-  const outcome = await limiter.check(AUTH_FAILURES, ctx.ip);
-  if (outcome.limited) throw new ApiError('rate_limited', { retryAfter: Math.ceil((outcome.resetAt - Date.now()) / 1000) });
+  await limiter.enforce(AUTH_FAILURES, ctx.ip);
   throw new ApiError(code);
 }
 
@@ -21,9 +33,8 @@ export function presentedKey(ctx: Context): string | null {
   return ctx.get('X-API-Key').trim() || null;
 }
 
-/** Checks the key and counts this request against it; 401 for unknown, 403 naming the state. */
-export async function useKey(store: KeyStore, limiter: RateLimiter, ctx: Context, key: string): Promise<KeyRecord> {
-  const result = await store.consume(key);
+/** The record of an active key; 401 for an unknown one, 403 naming the state of another. */
+async function accepted(result: ConsumeResult, limiter: RateLimiter, ctx: Context): Promise<KeyRecord> {
   switch (result.state) {
     case 'active': return result.record;
     case 'unknown': return refuse(limiter, ctx, 'invalid_key');
@@ -31,11 +42,24 @@ export async function useKey(store: KeyStore, limiter: RateLimiter, ctx: Context
   }
 }
 
+/** Refuses a key that could not search, without counting a use (before the request is read). */
+export async function checkKey(store: KeyStore, limiter: RateLimiter, ctx: Context, key: string): Promise<void> {
+  await accepted(await store.peek(key), limiter, ctx);
+}
+
+/** Checks the key and counts this request against it. */
+export async function useKey(store: KeyStore, limiter: RateLimiter, ctx: Context, key: string): Promise<KeyRecord> {
+  return accepted(await store.consume(key), limiter, ctx);
+}
+
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-/** Bearer token check in constant time (hashing first evens out the lengths). */
-export async function requireAdmin(adminToken: string | null, limiter: RateLimiter, ctx: Context): Promise<void> {
+/** Bearer token check in constant time (hashing first evens out the lengths); `failures` counts wrong ones from everyone. */
+export async function requireAdmin(adminToken: string | null, limiter: RateLimiter, failures: FailureBudget, ctx: Context): Promise<void> {
   if (!adminToken) throw new ApiError('admin_disabled');
+  failures.assertOpen();
   const match = /^Bearer\s+(.+)$/i.exec(ctx.get('Authorization'));
-  if (!match || !timingSafeEqual(digest(match[1].trim()), digest(adminToken))) await refuse(limiter, ctx, 'unauthorized');
+  if (match && timingSafeEqual(digest(match[1].trim()), digest(adminToken))) return;
+  await failures.failed();
+  await refuse(limiter, ctx, 'unauthorized');
 }

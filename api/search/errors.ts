@@ -1,10 +1,9 @@
 // The search API's error body, {status: "error", error: {code, message}}, in English (every code
-// has its English message in shared/errors.ts). Two shared codes mean something narrower here.
+// has its English message in shared/errors.ts). One shared code means something narrower here.
 import type { ApiError, ErrorCode } from '../../shared/errors.ts';
 
 const IN_THIS_API: Partial<Record<ErrorCode, string>> = {
   unauthorized: 'Admin token required (Authorization: Bearer <SEARCH_ADMIN_TOKEN>)',
-  rate_limited: 'Too many failed attempts; try again later',
 };
 
 export function formatSearchError(error: ApiError) {

@@ -1,5 +1,6 @@
-// The search service's route table: the front page, /health and /v1/types need no key;
-// /v1/search (GET or POST) does; the admin API (admin-routes.ts) needs the admin token.
+// The search service's route table: the front page, /health and /v1/types need no key and are
+// not counted; /v1/search (GET or POST) needs a key and counts in the search group; the admin API
+// (admin-routes.ts) needs the admin token.
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
@@ -8,7 +9,7 @@ import type { Route } from '../http/route-table.ts';
 import { json, pretty, requires } from '../docs/fragments.ts';
 import { ref } from '../docs/schemas.ts';
 import { HEALTH_DOC, ROOT_DOC } from '../docs/shared-routes.ts';
-import { presentedKey, refuse, useKey } from './auth.ts';
+import { checkKey, presentedKey, refuse, SEARCH_GROUPS, useKey } from './auth.ts';
 import { assumedRegion, parseQuery } from './detect.ts';
 import { requestOrigin } from '../http/client-address.ts';
 import { pageLanguage } from '../http/i18n.ts';
@@ -25,9 +26,11 @@ function front(ctx: Context, service: SearchService): void {
   ctx.body = frontPage(pageLanguage(ctx), { self: publicUrl ?? requestOrigin(ctx, ctx.state.viaTrustedProxy === true), docs: `${service.config.publicUrl}/docs` });
 }
 
-/** A request without a key is refused before anything else is read. */
-const keyPresented = (service: SearchService): Middleware => async (ctx, next) => {
-  ctx.state.searchKey = presentedKey(ctx) ?? await refuse(service.limiter, ctx, 'missing_key');
+/** A request without a key that could search is refused before anything else is read. */
+const keyAccepted = (service: SearchService): Middleware => async (ctx, next) => {
+  const key = presentedKey(ctx) ?? await refuse(service.limiter, ctx, 'missing_key');
+  await checkKey(service.keys, service.limiter, ctx, key);
+  ctx.state.searchKey = key;
   await next();
 };
 
@@ -45,7 +48,7 @@ const example = TYPE_INFO.find((t) => t.type === 'email')!.example;
 const keyErrors = ['missing_key', 'invalid_key', 'key_disabled', 'key_expired', 'key_exhausted', 'rate_limited'] as const;
 const searchErrors = ['invalid_query', 'invalid_type', 'bad_request', ...keyErrors, 'search_failed'] as const;
 const description = 'A main pass over every source that answers the type, then a cross pass over the entities found, under one deadline (SEARCH_TIMEOUT_MS). '
-  + 'A malformed query is refused before the key is counted.';
+  + 'The key is checked before the request is read (a wrong key is refused whatever the query), and a malformed query is refused before the key is counted.';
 
 export const SEARCH_ROUTES: Route<SearchService>[] = [
   { method: 'get', path: '/', handle: front, doc: ROOT_DOC },
@@ -55,7 +58,7 @@ export const SEARCH_ROUTES: Route<SearchService>[] = [
     doc: { summary: 'Query types with a description and an example', description: 'No key needed.', ok: json('the types', ref('SearchTypes')) },
   },
   {
-    method: 'get', path: '/v1/search', before: (service) => [keyPresented(service)], handle: search,
+    method: 'get', path: '/v1/search', limit: SEARCH_GROUPS.search, before: (service) => [keyAccepted(service)], handle: search,
     params: [
       inQuery('query', 'the value to search (URL-encode a leading +)', text, { required: true, missing: 'invalid_query', example }),
       // Checked with the query (invalid_type, before it) by parseQuery, as a POST body's type is.
@@ -65,7 +68,7 @@ export const SEARCH_ROUTES: Route<SearchService>[] = [
     doc: { summary: 'Search', description, ok: json('search result', ref('SearchResult')), errors: searchErrors, security: requires('searchApiKey') },
   },
   {
-    method: 'post', path: '/v1/search', params: [pretty], before: (service) => [keyPresented(service)], handle: search,
+    method: 'post', path: '/v1/search', limit: SEARCH_GROUPS.search, params: [pretty], before: (service) => [keyAccepted(service)], handle: search,
     doc: {
       summary: 'Search (JSON body)', description,
       body: { required: true, content: { 'application/json': { schema: ref('SearchRequest'), example: { query: example, type: 'email' } } } },

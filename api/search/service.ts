@@ -4,9 +4,11 @@ import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Config } from '../config.ts';
 import { createHttpApp, type AppState } from '../http/app.ts';
+import { FailureBudget } from '../http/failure-budget.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Service, SharedDeps } from '../service.ts';
 import { loadAuditSecret, queryHash, type AuditSecret } from './audit.ts';
+import { ADMIN_FAILURES, SEARCH_GROUPS } from './auth.ts';
 import { formatSearchError } from './errors.ts';
 import { openKeyStore, type KeyStore } from './keys/store.ts';
 import { CROSS_FANOUT, runSearch, type SearchResult } from './pipeline.ts';
@@ -36,6 +38,8 @@ export class SearchService implements Service {
   readonly config: Config;
   readonly log: Logger;
   readonly limiter: RateLimiter;
+  /** Wrong admin tokens from all clients this hour. */
+  readonly adminFailures: FailureBudget;
   readonly keys: KeyStore;
   readonly sources: SearchSource[];
   readonly app: Koa<AppState>;
@@ -47,6 +51,7 @@ export class SearchService implements Service {
     this.config = deps.config;
     this.log = deps.log;
     this.limiter = deps.limiter;
+    this.adminFailures = new FailureBudget(deps.limiter, ADMIN_FAILURES, 'too many wrong admin tokens from all clients this hour');
     this.keys = openKeyStore(deps.config.dataDir, deps.redis);
     this.local = local;
     this.audit = audit;
@@ -57,7 +62,9 @@ export class SearchService implements Service {
     ];
     const { app, routes } = createHttpApp({ service: 'search', log: deps.log, config: deps.config, formatError: formatSearchError, readiness: deps.readiness });
     this.app = app;
-    routes.mount(tableRouter(SEARCH_ROUTES, this, deps.limiter));
+    // The quotas are SEARCH_RATE_LIMIT and SEARCH_ADMIN_RATE_LIMIT; the table's are their defaults.
+    const { rateLimit, adminRateLimit } = deps.config.search;
+    routes.mount(tableRouter(SEARCH_ROUTES, this, deps.limiter, (group) => (group.name === SEARCH_GROUPS.admin.name ? adminRateLimit : rateLimit)));
   }
 
   /**

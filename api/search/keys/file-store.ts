@@ -4,7 +4,7 @@
 // (group commit), so 50 parallel searches cost a few fsyncs, not 50, and count exactly.
 import fs from 'node:fs/promises';
 import { withFileLock, writeAtomic } from './durable-file.ts';
-import { applyPatch, consumeRecord, generateKey, hashKey, newRecord, type ConsumeResult, type CreateKeyInput, type KeyPatch, type KeyRecord } from './model.ts';
+import { applyPatch, consumeRecord, generateKey, hashKey, keyState, newRecord, type ConsumeResult, type CreateKeyInput, type KeyPatch, type KeyRecord } from './model.ts';
 import type { KeyStore } from './store.ts';
 
 interface FileContent { version: 1; keys: KeyRecord[] }
@@ -58,14 +58,22 @@ export class FileKeyStore implements KeyStore {
     });
   }
 
+  peek(key: string): Promise<ConsumeResult> {
+    return this.lookUp(key, false);
+  }
+
   consume(key: string): Promise<ConsumeResult> {
+    return this.lookUp(key, true);
+  }
+
+  private lookUp(key: string, count: boolean): Promise<ConsumeResult> {
     const hash = hashKey(key);
     return this.run((keys) => {
       // A linear scan: the file store is for a handful of operator-made keys.
       const record = [...keys.values()].find((r) => r.hash === hash);
       if (!record) return { result: { state: 'unknown' }, changed: false };
-      const state = consumeRecord(record);
-      return { result: { state, record: { ...record } } as ConsumeResult, changed: state === 'active' };
+      const state = count ? consumeRecord(record) : keyState(record);
+      return { result: { state, record: { ...record } } as ConsumeResult, changed: count && state === 'active' };
     });
   }
 

@@ -1,7 +1,7 @@
 // Keys in Redis: one JSON document per key, a hash-to-id index and a set of ids. Checking and
 // counting a key is one Lua script, so any number of instances count every use exactly once.
 import type { RedisClientType } from '@redis/client';
-import { generateKey, hashKey, newRecord, type ConsumeResult, type CreateKeyInput, type KeyPatch, type KeyRecord } from './model.ts';
+import { generateKey, hashKey, keyState, newRecord, type ConsumeResult, type CreateKeyInput, type KeyPatch, type KeyRecord } from './model.ts';
 import type { KeyStore } from './store.ts';
 
 const PREFIX = 'skinfarm:search:';
@@ -74,6 +74,14 @@ export class RedisKeyStore implements KeyStore {
     const record = JSON.parse(raw) as KeyRecord;
     await this.redis.multi().del(recordKey(id)).del(hashIndexKey(record.hash)).sRem(ID_SET, id).exec();
     return true;
+  }
+
+  async peek(key: string): Promise<ConsumeResult> {
+    const id = await this.redis.get(hashIndexKey(hashKey(key)));
+    const raw = id === null ? null : await this.redis.get(recordKey(id));
+    if (raw === null) return { state: 'unknown' };
+    const record = JSON.parse(raw) as KeyRecord;
+    return { state: keyState(record), record } as ConsumeResult;
   }
 
   async consume(key: string): Promise<ConsumeResult> {

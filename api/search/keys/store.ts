@@ -13,6 +13,8 @@ export interface KeyStore {
   /** The updated record; null when there is no key with that id. */
   update(id: string, patch: KeyPatch): Promise<KeyRecord | null>;
   delete(id: string): Promise<boolean>;
+  /** The state of a presented key, nothing counted (a request is checked before it is read). */
+  peek(key: string): Promise<ConsumeResult>;
   /** Checks a presented key and, when it is active, counts one use, atomically. */
   consume(key: string): Promise<ConsumeResult>;
 }

@@ -26,9 +26,18 @@ export interface PhoneReading {
 const DASHES = /[\u2010-\u2015\u2212]/g;
 // No-break, figure, thin and narrow no-break spaces (spreadsheets and word processors).
 const SPACES = /[\u00a0\u2007\u2009\u202f]/g;
-const EXTENSION = /^(.*?)\s*(?:[,;]?\s*(?:ext\.?|extension|x|#|доб\.?)\s*)(\d{1,7})$/i;
+// An extension at the end (", ext. 12", " x12", " #12", " доб. 12"), found from its marker: a lazy
+// prefix before the separators' \s* runs, matched from the start, tried every split of a run of
+// spaces (65 ms for 510 of them).
+const EXTENSION = /(?:ext\.?|extension|x|#|доб\.?)\s*\d{1,7}$/i;
 const MAIN_NUMBER = /^(?:\+|00)?[\d\s()./-]{4,32}$/;
 const TEL_URI = /^tel:\+?[\d().-]{4,32}(?:;[a-z0-9-]+=[^;\s]{0,64}){0,4}$/i;
+
+/** The text without its extension and the separators before it (spaces, one comma or semicolon). */
+function withoutExtension(text: string): string {
+  const ext = EXTENSION.exec(text);
+  return ext ? text.slice(0, ext.index).trimEnd().replace(/[,;]$/, '').trimEnd() : text;
+}
 
 /** A valid number and whether its country came from `region`; null when it is not a number. */
 export function readPhone(raw: string, region: CountryCode = DEFAULT_REGION): PhoneReading | null {
@@ -36,8 +45,7 @@ export function readPhone(raw: string, region: CountryCode = DEFAULT_REGION): Ph
   if (/^tel:/i.test(text)) {
     if (!TEL_URI.test(text)) return null;
   } else {
-    const ext = EXTENSION.exec(text);
-    if (ext) text = ext[1];
+    text = withoutExtension(text);
     if (!MAIN_NUMBER.test(text)) return null;
     // 00 is the international prefix of most of the world (the region's own, such as the
     // US's 011, is understood by the library), so it means + whatever the region.
@@ -54,6 +62,6 @@ export function readPhone(raw: string, region: CountryCode = DEFAULT_REGION): Ph
 /** Whether `auto` should try the text as a national number: digits with separators, maybe an extension. */
 export function looksLikeNationalPhone(raw: string): boolean {
   const text = raw.trim().replace(DASHES, '-').replace(SPACES, ' ');
-  const main = EXTENSION.exec(text)?.[1] ?? text;
+  const main = withoutExtension(text);
   return /^[\d\s()./-]+$/.test(main) && /[\s()./-]/.test(main);
 }
