@@ -96,6 +96,18 @@ test('full login, account endpoints, game token that is never logged, logout', a
   t.like((await browser.go(`${h.base}/v1/me`)).json.data, { logged_in: false });
 });
 
+test('a valid session planted before the login (someone else\'s) is destroyed by it and worth nothing after it', async (t) => {
+  const attacker = new CookieJar();
+  t.is((await attacker.login(h.base)).status, 302);
+  const victim = new CookieJar();
+  for (const [name, value] of attacker.cookies) victim.cookies.set(name, value);
+  t.like((await victim.go(`${h.base}/v1/me`)).json.data, { logged_in: true }, 'the planted cookie works before');
+  t.is((await victim.login(h.base)).status, 302);
+  t.not(victim.cookies.get('skinfarm.sid'), attacker.cookies.get('skinfarm.sid'), 'a new id at login');
+  t.like((await victim.go(`${h.base}/v1/me`)).json.data, { logged_in: true });
+  t.like((await attacker.go(`${h.base}/v1/me`)).json.data, { logged_in: false }, 'the planted id is worth nothing');
+});
+
 test('anonymous account calls', async (t) => {
   const me = await h.get('/v1/me');
   t.is(me.status, 200);

@@ -85,7 +85,7 @@ export class AccountContext {
       }
     } catch (error) {
       if (error instanceof TokenRejected || (error instanceof ApiError && error.code === 'oauth_failed')) {
-        await this.sessions.end(ctx, session);
+        await this.sessions.end(ctx);
         throw new ApiError('not_logged_in', { detail: '登录已过期' });
       }
       throw error;

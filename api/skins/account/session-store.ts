@@ -1,7 +1,8 @@
-// Where login sessions live: their own store, never the cache, so cache churn cannot log anyone
-// out. In memory: a bounded map of its own; with Redis: plain keys with a TTL (shared by
-// instances, no in-process copy, so a logout counts everywhere at once). Keys are SHA-256 of the
-// session id: a dump of the store does not hand out valid cookies.
+// Where login sessions live (koa-session's external store, see session.ts): their own store,
+// never the cache, so cache churn cannot log anyone out. In memory: a bounded map of its own; with
+// Redis: plain keys with a TTL (shared by instances, no in-process copy, so a logout counts
+// everywhere at once). Keys are SHA-256 of the session id: a dump of the store does not hand out
+// valid cookies.
 import { createHash } from 'node:crypto';
 import type { RedisClientType } from '@redis/client';
 import { ApiError } from '../../../shared/errors.ts';
@@ -14,15 +15,19 @@ export interface SessionData {
   auth: TokenSet;
 }
 
+/** As stored: koa-session adds the session's end (`_expire`, set at login, never moved). */
+export type StoredSession = SessionData & { _expire: number };
+
+/** koa-session's store (get, set, destroy) and the refresh's compare-and-set. */
 export interface SessionStore {
-  get(id: string): Promise<SessionData | undefined>;
-  set(id: string, data: SessionData, ttlMs: number): Promise<void>;
-  delete(id: string): Promise<void>;
+  get(id: string): Promise<StoredSession | undefined>;
+  set(id: string, data: StoredSession, ttlMs: number): Promise<void>;
+  destroy(id: string): Promise<void>;
   /**
    * Compare-and-set: writes `data` only while the stored session still holds the refresh token
    * `from`, so a refresh never overwrites the tokens of a later one; false when it did not write.
    */
-  replaceAuth(id: string, from: string, data: SessionData, ttlMs: number): Promise<boolean>;
+  replaceAuth(id: string, from: string, data: StoredSession, ttlMs: number): Promise<boolean>;
 }
 
 /** The store key of a session id. */
@@ -33,9 +38,9 @@ const MEMORY_MAX_SESSIONS = 100_000;
 
 export class MemorySessionStore implements SessionStore {
   /** An expired session is dropped when read; past the bound the least recently used go. */
-  private readonly entries = new LruMap<{ data: SessionData; expiresAt: number }>(MEMORY_MAX_SESSIONS);
+  private readonly entries = new LruMap<{ data: StoredSession; expiresAt: number }>(MEMORY_MAX_SESSIONS);
 
-  async get(id: string): Promise<SessionData | undefined> {
+  async get(id: string): Promise<StoredSession | undefined> {
     const key = keyOf(id);
     const entry = this.entries.get(key);
     if (entry && entry.expiresAt > Date.now()) return entry.data;
@@ -43,15 +48,15 @@ export class MemorySessionStore implements SessionStore {
     return undefined;
   }
 
-  async set(id: string, data: SessionData, ttlMs: number): Promise<void> {
+  async set(id: string, data: StoredSession, ttlMs: number): Promise<void> {
     this.entries.set(keyOf(id), { data, expiresAt: Date.now() + ttlMs });
   }
 
-  async delete(id: string): Promise<void> {
+  async destroy(id: string): Promise<void> {
     this.entries.delete(keyOf(id));
   }
 
-  async replaceAuth(id: string, from: string, data: SessionData, ttlMs: number): Promise<boolean> {
+  async replaceAuth(id: string, from: string, data: StoredSession, ttlMs: number): Promise<boolean> {
     // No await between the compare and the write.
     const entry = this.entries.get(keyOf(id));
     if (!entry || entry.expiresAt <= Date.now() || entry.data.auth.refreshToken !== from) return false;
@@ -76,17 +81,17 @@ export class RedisSessionStore implements SessionStore {
   }
 
   /** Redis down reads as "no session" (the user looks logged out until it is back, nothing is lost). */
-  async get(id: string): Promise<SessionData | undefined> {
+  async get(id: string): Promise<StoredSession | undefined> {
     try {
       const text = await this.redis.get(`skinfarm:session:${keyOf(id)}`);
-      return text ? (JSON.parse(text) as SessionData) : undefined;
+      return text ? (JSON.parse(text) as StoredSession) : undefined;
     } catch (err) {
       this.unavailable(err);
       return undefined;
     }
   }
 
-  async set(id: string, data: SessionData, ttlMs: number): Promise<void> {
+  async set(id: string, data: StoredSession, ttlMs: number): Promise<void> {
     try {
       await this.redis.set(`skinfarm:session:${keyOf(id)}`, JSON.stringify(data), { expiration: { type: 'PX', value: Math.max(1, Math.round(ttlMs)) } });
     } catch (err) {
@@ -94,7 +99,7 @@ export class RedisSessionStore implements SessionStore {
     }
   }
 
-  async delete(id: string): Promise<void> {
+  async destroy(id: string): Promise<void> {
     try {
       await this.redis.del(`skinfarm:session:${keyOf(id)}`);
     } catch (err) {
@@ -102,7 +107,7 @@ export class RedisSessionStore implements SessionStore {
     }
   }
 
-  async replaceAuth(id: string, from: string, data: SessionData, ttlMs: number): Promise<boolean> {
+  async replaceAuth(id: string, from: string, data: StoredSession, ttlMs: number): Promise<boolean> {
     try {
       const written = await this.redis.eval(REPLACE_AUTH, {
         keys: [`skinfarm:session:${keyOf(id)}`],

@@ -51,7 +51,7 @@ export class TokenRefresher {
   }
 
   private async refresh(session: Session, api: ExternalAccount): Promise<TokenSet> {
-    const stored = await this.sessions.store.get(session.id) as Session['data'] | undefined;
+    const stored = await this.sessions.store.get(session.id);
     if (!stored) throw new TokenRejected('session ended');
     if (stored.auth.accessToken !== session.data.auth.accessToken && !expiring(stored.auth)) return stored.auth;
     const from = stored.auth.refreshToken;
@@ -74,8 +74,9 @@ export class TokenRefresher {
         if (other) return other;
         throw error;
       }
-      // Saved only over the tokens this refresh started from (the fence, should the lease run out).
-      const left = stored.endsAt - Date.now();
+      // Saved only over the tokens this refresh started from (the fence, should the lease run out),
+      // under the end set at login.
+      const left = stored._expire - Date.now();
       if (left > 0 && await this.sessions.store.replaceAuth(session.id, from, { ...stored, auth }, left)) return auth;
       const other = await newer();
       if (other) return other;
