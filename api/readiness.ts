@@ -62,7 +62,6 @@ const PING_EVERY_MS = 1000;
 export function redisCheck(name: string, client: RedisClientType): ReadinessCheck {
   let last: { at: number; result: Promise<CheckResult> } | null = null;
   const ping = async (): Promise<CheckResult> => {
-    if (!client.isReady) return { status: 'down', detail: 'not connected; caches and limits are per instance until it returns' };
     const started = performance.now();
     try {
       await client.ping();
@@ -75,6 +74,8 @@ export function redisCheck(name: string, client: RedisClientType): ReadinessChec
     name,
     critical: false,
     run() {
+      // Known without asking: a lost connection and a missed deadline are never hidden by the last PING.
+      if (!client.isReady) return { status: 'down', detail: 'not connected; caches and limits are per instance until it returns' };
       if (isStalled(client)) return { status: 'degraded', detail: 'missed its command deadline; serving from the process until it answers' };
       if (!last || performance.now() - last.at > PING_EVERY_MS) last = { at: performance.now(), result: ping() };
       return last.result;

@@ -4,7 +4,10 @@
 // chooses which page a batch goes to. Jobs wait in one
 // bounded queue; every idle page takes the queued jobs (up to a batch) in one call, so batches grow
 // with load and latency stays low when idle; a busy page may already hold its next batch
-// (BATCHES_PER_PAGE). A crashed page or browser is replaced and its jobs retried once. A job has
+// (BATCHES_PER_PAGE). A crashed page or browser is replaced and its jobs retried once, and so is a
+// page in doubt: one whose WebGL context was lost or whose GPU process ended, which may have drawn
+// a wrong image without an error (render-worker.ts). Every page draws a known answer when it
+// opens; a fresh page that fails to has its browser replaced. A job has
 // one timer: when it fires on a job a page holds, that page's thread is ended, the page closed and
 // replaced, and the batch's other jobs retried once.
 //
@@ -16,7 +19,7 @@ import { RenderError, RenderFarmConfigError } from './errors.ts';
 import { ownBytes } from '../shared/own-bytes.ts';
 import type { Logger } from '../shared/log.ts';
 import { launchBrowser, wantsGpu, type GpuMode, type LaunchedBrowser } from './browser.ts';
-import { toWireJob, type PageMemory, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
+import { IN_DOUBT, SELF_CHECK_FAILED, toWireJob, type PageMemory, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
 import { PageWorker } from './page-worker.ts';
 
 export interface RenderFarmConfig {
@@ -37,8 +40,11 @@ export interface RenderFarmConfig {
   browsers?: number;
   /** A page whose JS heap passes this (read every 32 batches) is replaced between batches. Default 256 MiB. */
   pageHeapLimitBytes?: number;
-  /** Tests only, never set by the API: jobs of this output size hang their page. */
-  testHooks?: { hangOnSize?: number };
+  /**
+   * Tests only, never set by the API: jobs of this output size hang their page; this many pages
+   * opened after the start draw their self-check at another angle (as a page drawing wrong would).
+   */
+  testHooks?: { hangOnSize?: number; wrongSelfChecks?: number };
 }
 
 /** Checks every option before anything starts: a batch size of 0 used to make dispatch loop forever. */
@@ -61,6 +67,10 @@ export interface FarmStats {
   workers: number; pagesAlive: number; queued: number; running: number; completed: number; failed: number; browserRestarts: number;
   /** Pages opened since the start, the first ones included: a page is replaced after a crash, a timeout, or past its memory bound. */
   pagesOpened: number;
+  /** Pages replaced because what they drew could not be trusted: their WebGL context was lost, or their GPU process ended. */
+  contextLosses: number;
+  /** Fresh pages that failed their known-answer render: drew it unlike the farm's first pages, or could not draw it (their browser is replaced). */
+  selfCheckFailures: number;
 }
 export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: boolean; executable: string; browsers: number }
 
@@ -82,7 +92,11 @@ interface Pending {
 }
 
 /** One page: the worker thread that drives it, and the batches handed to it. */
-interface PageSlot { worker: PageWorker; batches: number; slot: number }
+interface PageSlot {
+  worker: PageWorker; batches: number; slot: number;
+  /** The opening (PageWorker.opened) last counted in doubt: its other batch reports the same page. */
+  doubted: number;
+}
 
 export class RenderFarm {
   private readonly config: Required<RenderFarmConfig>;
@@ -97,15 +111,22 @@ export class RenderFarm {
   private waitingAtPages = 0;
   private closed = false;
   private closing: Promise<void> | null = null;
-  private readonly counters = { completed: 0, failed: 0, browserRestarts: 0 };
+  private readonly counters = { completed: 0, failed: 0, browserRestarts: 0, contextLosses: 0, selfCheckFailures: 0 };
   private infoCache: FarmInfo;
+  /** The digest of the known-answer render, as the farm's first pages drew it; every page opened later must match it. */
+  private selfCheck: string | null = null;
+  /** Browsers whose fresh page failed its self-check: the next recovery replaces them. */
+  private readonly suspect = new Set<LaunchedBrowser>();
+  /** testHooks.wrongSelfChecks still to come. */
+  private wrongSelfChecks: number;
 
   private constructor(config: Required<RenderFarmConfig>, log: Logger, browsers: LaunchedBrowser[]) {
     this.config = config;
     this.log = log;
     this.browsers = browsers;
     // Page number `slot` lives in browser slot % browsers.
-    this.pages = Array.from({ length: config.workers }, (_, slot) => ({ batches: 0, slot, worker: new PageWorker(slot, BATCHES_PER_PAGE, (targetId) => this.closeTarget(slot, targetId)) }));
+    this.pages = Array.from({ length: config.workers }, (_, slot) => ({ batches: 0, slot, doubted: -1, worker: new PageWorker(slot, BATCHES_PER_PAGE, (targetId) => this.closeTarget(slot, targetId)) }));
+    this.wrongSelfChecks = config.testHooks.wrongSelfChecks ?? 0;
     const [first] = browsers;
     this.infoCache = { browserVersion: '', webglRenderer: '', gpu: first.gpu, executable: first.resolved.executablePath, browsers: browsers.length };
     for (const browser of browsers) this.watch(browser);
@@ -154,6 +175,10 @@ export class RenderFarm {
     };
     try {
       const infos = await Promise.all(farm.pages.map(warm));
+      // Nothing has gone wrong yet: the first pages set the known answer, and must agree on it.
+      const digests = new Set(infos.map((i) => i.info!.selfCheck));
+      if (digests.size > 1) throw new Error(`the render pages drew the self-check differently (${[...digests].join(', ')})`);
+      farm.selfCheck = infos[0].info!.selfCheck;
       const webglRenderer = infos[0].info?.renderer ?? 'unknown';
       // GPU flags do not guarantee a GPU: the renderer string says what WebGL really runs on.
       const onGpu = full.gpu === 'on' && !/swiftshader|llvmpipe|software/i.test(webglRenderer);
@@ -170,7 +195,8 @@ export class RenderFarm {
   }
 
   private task(jobs: WireJob[], probe?: WorkerTask['probe']): WorkerTask {
-    return { browsers: this.browsers.map((b) => b.key), jobs, pageHeapLimitBytes: this.config.pageHeapLimitBytes, probe };
+    const wrongSelfCheck = this.selfCheck !== null && this.wrongSelfChecks > 0 ? true : undefined;
+    return { browsers: this.browsers.map((b) => ({ key: b.key, pid: b.pid })), jobs, pageHeapLimitBytes: this.config.pageHeapLimitBytes, selfCheck: this.selfCheck, probe, wrongSelfCheck };
   }
 
   /** Asks a page for its WebGL renderer or its memory; a page that does not answer by `signal` is replaced. */
@@ -266,7 +292,7 @@ export class RenderFarm {
       failure = error;
       if (holder.signal.aborted) this.closeStuck(page);
       if (!this.closed) {
-        this.log.warn('render batch failed', { err: (error as Error).message, jobs: batch.length });
+        this.noteFailure(page, error as Error, batch.length);
         await this.recover();
       }
     }
@@ -277,8 +303,10 @@ export class RenderFarm {
     if (failure && this.closed) {
       for (const pending of batch) this.settle(pending, shuttingDown());
     } else if (failure) {
-      // Once more each, ahead of newer jobs; a second failure is the job's own.
-      for (const pending of batch) pending.attempts += 1;
+      // Once more each, ahead of newer jobs; a second failure is the job's own. A page that
+      // failed its self-check drew none of them: that costs no attempt (its browser is replaced,
+      // and a job's own timer still bounds the tries).
+      if (!(failure as Error).message.startsWith(SELF_CHECK_FAILED)) for (const pending of batch) pending.attempts += 1;
       for (const pending of batch.filter((p) => p.attempts > 1)) this.settle(pending, new RenderError('crashed', 'the renderer crashed', { zh: '渲染器崩溃', cause: failure }));
       this.queue.unshift(...batch.filter((p) => !p.done));
     } else {
@@ -289,6 +317,27 @@ export class RenderFarm {
       });
     }
     this.dispatch();
+  }
+
+  /**
+   * Logs a failed batch and counts a page in doubt (once per page) or a failed self-check (whose
+   * browser the recovery that follows replaces).
+   */
+  private noteFailure(page: PageSlot, error: Error, jobs: number): void {
+    const browser = this.browsers[page.slot % this.browsers.length];
+    if (error.message.startsWith(SELF_CHECK_FAILED)) {
+      this.counters.selfCheckFailures += 1;
+      this.wrongSelfChecks = Math.max(0, this.wrongSelfChecks - 1);
+      this.suspect.add(browser);
+      this.log.warn('a fresh render page failed its self-check; restarting its browser', { err: error.message, jobs });
+    } else if (error.message.startsWith(IN_DOUBT)) {
+      if (page.doubted === page.worker.opened) return;
+      page.doubted = page.worker.opened;
+      this.counters.contextLosses += 1;
+      this.log.warn('a render page lost its WebGL context; its jobs run again on a fresh page', { err: error.message, jobs });
+    } else {
+      this.log.warn('render batch failed', { err: error.message, jobs });
+    }
   }
 
   /**
@@ -312,17 +361,18 @@ export class RenderFarm {
   }
 
   /**
-   * After a failure: replaces every browser that no longer answers (its pages reconnect on their
-   * next task). A page that crashed in a live browser was already dropped by its worker. One
-   * recovery at a time; dispatch waits for it.
+   * After a failure: replaces every browser that no longer answers or failed a self-check (its
+   * pages reconnect on their next task). A page that crashed in a live browser was already
+   * dropped by its worker. One recovery at a time; dispatch waits for it.
    */
   private recover(): Promise<void> {
     this.relaunching ??= (async () => {
       try {
         for (const [i, dead] of this.browsers.entries()) {
-          if (await dead.alive()) continue;
+          const suspect = this.suspect.delete(dead);
+          if (!suspect && await dead.alive()) continue;
           this.counters.browserRestarts += 1;
-          this.log.warn('chromium died; starting a new one', { browser: i });
+          this.log.warn(suspect ? 'chromium failed a self-check; starting a new one' : 'chromium died; starting a new one', { browser: i });
           await dead.close().catch(() => {});
           this.browsers[i] = await launchBrowser(this.config.chromiumPath, this.config.gpu, this.log, this.closeSignal.signal);
           this.watch(this.browsers[i]);

@@ -43,14 +43,34 @@ export interface PageJob extends Omit<WireJob, 'skin' | 'cape'> { skin: PageText
 /** What a page holds: its JS heap (used, after a collection), its textures, geometries and shader programs. */
 export interface PageMemory { jsHeapBytes: number; textures: number; textureBytes: number; glTextures: number; glGeometries: number; glPrograms: number }
 
+/** A browser as a worker finds it: its key in the relay (connectBrowser) and its process. */
+export interface BrowserRef { key: string; pid: number }
+
 /**
- * One call into a worker: the keys of the browsers running now (a worker keeps to one of them), the
- * jobs, and the JS heap past which the page is replaced between batches. `probe` asks the page
- * for its WebGL renderer or its memory instead of drawing, or (`trim`) replaces a page that has
- * drawn by a fresh one and has the thread collect its garbage.
+ * One call into a worker: the browsers running now (a worker keeps to one of them), the jobs, the
+ * JS heap past which the page is replaced between batches, and the digest of the self-check render
+ * every page must draw before it draws for anyone (null while the farm starts: the first pages
+ * set it). `probe` asks the page for its WebGL renderer and self-check or its memory instead of
+ * drawing, or (`trim`) replaces a page that has drawn by a fresh one and has the thread collect
+ * its garbage.
  */
-export interface WorkerTask { browsers: string[]; jobs: WireJob[]; pageHeapLimitBytes: number; probe?: 'info' | 'memory' | 'trim' }
-export interface WorkerResult { images?: Array<Buffer | Uint8Array | { error: string }>; info?: { renderer: string; version: string }; memory?: PageMemory }
+export interface WorkerTask {
+  browsers: BrowserRef[]; jobs: WireJob[]; pageHeapLimitBytes: number; selfCheck: string | null; probe?: 'info' | 'memory' | 'trim';
+  /** Tests only (RenderFarmConfig.testHooks): a page opened for this task draws its self-check at another angle. */
+  wrongSelfCheck?: true;
+}
+export interface WorkerResult {
+  images?: Array<Buffer | Uint8Array | { error: string }>; memory?: PageMemory;
+  info?: { renderer: string; version: string; selfCheck: string };
+}
+
+/**
+ * How a worker's error begins when nothing its page drew may be trusted (its WebGL context was
+ * lost, or the GPU process it drew on ended), and when a fresh page could not draw its self-check
+ * right (a wrong picture, no WebGL, a GPU process that kept restarting): its browser is replaced.
+ */
+export const IN_DOUBT = 'page in doubt: ';
+export const SELF_CHECK_FAILED = 'self-check failed: ';
 
 function wire(texture: { data: Buffer; hash: string }, width: number, height: number): WireTexture {
   return { key: texture.hash, width, height, data: texture.data };

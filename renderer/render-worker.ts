@@ -1,6 +1,9 @@
 // A Piscina worker (one thread per page, page-worker.ts): owns one page in one of the farm's Chromium
 // instances (connected through the CDP relay thread, relay-transport.ts), loads the three.js scene
-// once, then renders batches of jobs through one CDP call each.
+// once, then renders batches of jobs through one CDP call each. A page draws for no one until it
+// has drawn a known answer, and nothing it draws is answered once its WebGL context was lost or
+// the GPU process it draws on ended (docs/renderer.md, "Faults").
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -10,8 +13,10 @@ import { workerData } from 'piscina';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { collectGarbage } from '../shared/collect-garbage.ts';
 import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize, POSES } from '../shared/skin-layout.ts';
-import type { PageJob, PageMemory, PageTexture, WireJob, WireTexture, WorkerTask, WorkerResult } from './jobs.ts';
+import { defaultSkin } from './default-skins.ts';
+import { IN_DOUBT, SELF_CHECK_FAILED, toWireJob, type BrowserRef, type PageJob, type PageMemory, type PageTexture, type WireJob, type WireTexture, type WorkerTask, type WorkerResult } from './jobs.ts';
 import type { OpenedMessage } from './page-worker.ts';
+import { gpuProcess, gpuStillRunning, type Proc } from './processes.ts';
 import { connectBrowser } from './relay-transport.ts';
 
 const ORIGIN = 'http://skinfarm.render';
@@ -40,7 +45,11 @@ const TEXTURE_BYTES = 4 << 20;
 const FILES: Record<string, { type: string; body: string }> = {
   '/index.html': {
     type: 'text/html',
-    body: `<!doctype html><meta charset="utf-8"><script type="importmap">{"imports":{"three":"/three.module.js"}}</script><script type="module" src="/scene.js"></script>`,
+    // The first error while the scene loads is kept (a browser whose GPU process crashed too
+    // often gives no WebGL context, and three.js throws): the page says so instead of never
+    // becoming ready.
+    body: `<!doctype html><meta charset="utf-8"><script>addEventListener('error', (e) => { window.sceneError ??= String(e.message); });</script>`
+      + `<script type="importmap">{"imports":{"three":"/three.module.js"}}</script><script type="module" src="/scene.js"></script>`,
   },
   '/three.module.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.module.js'), 'utf8') },
   '/three.core.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.core.js'), 'utf8') },
@@ -88,6 +97,17 @@ class PageTextures {
 
 /** The page's error for a texture it does not hold. */
 const MISSING = /^texture \S+ is not in the page$/;
+/** The page's error once its WebGL context was lost (scene.js): it never draws again. */
+const LOST = /the WebGL context was lost/;
+
+/**
+ * The known answer: every page draws it when it opens, before it draws for anyone, and its PNG
+ * must be the farm's first page's, byte for byte. The skin, its blended outer layer, and the
+ * shadow's canvas texture (what a page whose GPU process restarted went on drawing without).
+ */
+const SELF_CHECK = toWireJob({ kind: 'render', skin: defaultSkin('steve', false), slim: false, size: 64, yaw: 30, pitch: 20, shadow: true, outer: true, bg: null, pose: 'walking' });
+/** Pages opened in a row while the GPU process restarts before the task fails. */
+const OPEN_TRIES = 3;
 
 /** How often (in batches) a page's memory is read; past `pageHeapLimitBytes` it is replaced. */
 const MEMORY_CHECK_EVERY = 32;
@@ -116,8 +136,12 @@ interface PageState {
   busy: number; batches: number;
   /** Its memory passed the bound: it is replaced when no batch is on it. */
   worn: boolean;
-  /** Jobs it has drawn. */
+  /** Jobs it has drawn (the self-check not counted). */
   drawn: number;
+  /** The GPU process its WebGL context lives in: once that ends, nothing the page drew is answered. */
+  gpu: Proc | null;
+  /** The digest of its self-check render. */
+  selfCheck: string;
 }
 let state: Promise<PageState> | null = null;
 /** The browser `state` is in. */
@@ -151,15 +175,57 @@ async function loadScene(browser: Browser, page: Page, cdp: CDPSession): Promise
   });
   // Generous: on a loaded two-core machine a new page and three.js can take many seconds.
   await page.goto(`${ORIGIN}/index.html`, { waitUntil: 'load', timeout: 60_000 });
-  await page.waitForFunction('window.sceneReady === true', { timeout: 60_000 });
+  await page.waitForFunction('window.sceneReady === true || window.sceneError !== undefined', { timeout: 60_000 });
+  const failed = await page.evaluate('window.sceneReady === true ? null : window.sceneError');
+  if (failed) throw new Error(`${SELF_CHECK_FAILED}the scene did not load: ${failed}`);
   await cdp.send('Performance.enable');
   const { result } = await cdp.send('Runtime.evaluate', { expression: 'window' });
-  const state = { browser, page, cdp, window: result.objectId!, textures: new PageTextures(), crash: null as Error | null, waiting: new Set<(error: Error) => void>(), busy: 0, batches: 0, worn: false, drawn: 0 };
+  const state = {
+    browser, page, cdp, window: result.objectId!, textures: new PageTextures(), crash: null as Error | null, waiting: new Set<(error: Error) => void>(),
+    busy: 0, batches: 0, worn: false, drawn: 0, gpu: null, selfCheck: '',
+  };
   page.once('error', (error) => {
     state.crash = error;
     for (const reject of state.waiting) reject(error);
   });
   return state;
+}
+
+/**
+ * Opens a page whose drawing can be trusted: the browser's GPU process ran from before the page
+ * made its WebGL context until after it drew its self-check (so the context lives there; a page
+ * opened while it restarted may hold a context already lost, which it learns only later), and the
+ * self-check matches the task's (null while the farm starts). A page that missed the GPU process
+ * is closed and another one opened; one that drew its self-check wrong, or could not load its
+ * scene, fails the task with SELF_CHECK_FAILED: the farm replaces the browser.
+ */
+async function openTrusted(browser: BrowserRef, opening: number, task: WorkerTask): Promise<PageState> {
+  const expected = task.selfCheck;
+  for (let attempt = 1; ; attempt += 1) {
+    const gpu = gpuProcess(browser.pid);
+    const opened = await openPage(browser.key, opening);
+    const digest = await selfCheck(opened, task.wrongSelfCheck ? { ...SELF_CHECK, yaw: SELF_CHECK.yaw + 1 } : SELF_CHECK).catch((error: Error) => {
+      if (LOST.test(error.message)) return null;
+      closePage(opened);
+      throw error;
+    });
+    if (digest !== null && gpu && gpuStillRunning(gpu)) {
+      if (expected !== null && digest !== expected) {
+        closePage(opened);
+        throw new Error(`${SELF_CHECK_FAILED}a fresh page drew ${digest}, the farm's first page ${expected}`);
+      }
+      return Object.assign(opened, { gpu, selfCheck: digest });
+    }
+    closePage(opened);
+    if (attempt === OPEN_TRIES) throw new Error(`${SELF_CHECK_FAILED}the GPU process kept restarting while a page opened`);
+  }
+}
+
+/** Draws the self-check (SELF_CHECK but when a test says otherwise); its PNG's digest. */
+async function selfCheck(current: PageState, job: WireJob): Promise<string> {
+  const [answer] = (await call(current, 'renderJobs', current.textures.forBatch([job]))) as Array<string | { error: string }>;
+  if (typeof answer !== 'string') throw new Error(`the self-check render failed: ${answer.error}`);
+  return createHash('sha256').update(answer).digest('base64url');
 }
 
 /**
@@ -179,7 +245,8 @@ function unlessCrashed<T>(current: PageState, work: Promise<T>): Promise<T> {
  * The page for a task, counted busy until the task gives it back. Two tasks can ask at once: only
  * one of them replaces a dead or worn page, the other takes the new one (never the one dropped).
  */
-async function takePage(key: string): Promise<PageState> {
+async function takePage(browser: BrowserRef, task: WorkerTask): Promise<PageState> {
+  const { key } = browser;
   while (state && stateKey === key) {
     const asked = state;
     const current = await asked.catch(() => null);
@@ -193,7 +260,7 @@ async function takePage(key: string): Promise<PageState> {
   }
   stateKey = key;
   generation += 1;
-  state = openPage(key, generation);
+  state = openTrusted(browser, generation, task);
   const opened = await state;
   opened.busy += 1;
   return opened;
@@ -247,9 +314,13 @@ async function pageMemory(current: PageState): Promise<PageMemory> {
   return { jsHeapBytes, ...counts };
 }
 
-/** Forgets a page that failed (crashed, hung or lost its browser): the next task opens a new one. */
+/** Forgets a page that failed (crashed, hung, lost its browser or is in doubt): the next task opens a new one. */
 function drop(current: PageState): void {
   if (current.generation === generation) state = null;
+  closePage(current);
+}
+
+function closePage(current: PageState): void {
   void current.page.close().catch(() => {}).finally(() => current.browser.disconnect().catch(() => {}));
 }
 
@@ -258,23 +329,23 @@ function drop(current: PageState): void {
  * keeps a heap the load grew, the GPU process its buffers: ~30 MB each above a new page), unless
  * a batch is on it; then this thread collects its garbage.
  */
-async function trim(current: PageState, key: string): Promise<void> {
+async function trim(current: PageState, task: WorkerTask, browser: BrowserRef): Promise<void> {
   if (current.drawn > 0 && current.busy === 1) {
     drop(current);
-    (await takePage(key)).busy -= 1;
+    (await takePage(browser, task)).busy -= 1;
   }
   collectGarbage();
 }
 
 export default async function run(task: WorkerTask): Promise<WorkerResult> {
-  const key = task.browsers[slot % task.browsers.length];
-  const current = await takePage(key);
+  const browser = task.browsers[slot % task.browsers.length];
+  const current = await takePage(browser, task);
   const { textures } = current;
   try {
-    if (task.probe === 'info') return { info: (await call(current, 'webglInfo')) as WorkerResult['info'] };
+    if (task.probe === 'info') return { info: { ...(await call(current, 'webglInfo')) as { renderer: string; version: string }, selfCheck: current.selfCheck } };
     if (task.probe === 'memory') return { memory: await pageMemory(current) };
     if (task.probe === 'trim') {
-      await trim(current, key);
+      await trim(current, task, browser);
       return {};
     }
     const draw = (jobs: WireJob[]) => call(current, 'renderJobs', textures.forBatch(jobs)) as Promise<Array<string | { error: string }>>;
@@ -288,6 +359,9 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
       const again = await draw(lacking.map((i) => task.jobs[i]));
       lacking.forEach((i, n) => { answers[i] = again[n]; });
     }
+    // A GPU process that ended before the answer came may have drawn it blank or in part, and the
+    // page learns of it only later: checked after the answer, which came after anything it drew.
+    if (!gpuStillRunning(current.gpu!)) throw new Error(`${IN_DOUBT}the GPU process it drew on ended`);
     // After the answer, not before it: a collection takes some milliseconds.
     void checkMemory(current, task.pageHeapLimitBytes).catch(() => {});
     return {
@@ -295,7 +369,7 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
     };
   } catch (error) {
     drop(current);
-    throw error;
+    throw LOST.test((error as Error).message) ? new Error(`${IN_DOUBT}its WebGL context was lost`) : error;
   } finally {
     current.busy -= 1;
   }

@@ -1,13 +1,10 @@
 // `npm run demo`: the fake upstream plus every service pointed at it, so every endpoint works
 // with no network. Private media gets a fresh password per run (printed) unless one is set.
 // Stops both on Ctrl-C.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startFakeUpstream } from './fake-upstream/server.ts';
+import { launch } from './launch.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const fake = await startFakeUpstream({ port: Number(process.env.FAKE_UPSTREAM_PORT ?? 0) });
 const skinsPort = process.env.SKINS_PORT ?? '3000';
 const mediaPort = process.env.MEDIA_PORT ?? '3001';
@@ -31,11 +28,11 @@ console.log(mediaPassword
   ? `media password (this run only): ${mediaPassword}   try: curl -u any:${mediaPassword} -o secret 'localhost:${mediaPort}/?sim=vault'`
   : 'media password: yours (MEDIA_PASSWORD or MEDIA_PASSWORD_HASH from the environment)');
 
-const app = spawn(process.execPath, [path.join(root, 'api/main.ts')], { env, stdio: 'inherit' });
-const stop = () => app.kill('SIGTERM');
+const app = await launch(env, { inherit: true });
+const stop = () => void app.stop();
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-app.on('exit', async (code) => {
+app.process.on('exit', async (code) => {
   await fake.close();
   process.exit(code ?? 0);
 });

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { startFakeUpstream } from './fake-upstream/server.ts';
 import { PlayerCatalogue } from './fake-upstream/players.ts';
-import { startApp } from '../test/helpers/service.ts';
+import { launch, ON_FREE_PORTS } from './launch.ts';
 import type { PoseName } from '../shared/skin-layout.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,7 +42,7 @@ const players = new PlayerCatalogue().official
   .map((p) => p.name);
 
 const fake = await startFakeUpstream();
-const app = await startApp({ SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', RENDER_WORKERS: '2', ...fake.env });
+const app = await launch({ ...ON_FREE_PORTS, SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', RENDER_WORKERS: '2', ...fake.env });
 try {
   const tiles = await Promise.all(players.flatMap((name, row) => VIEWS.map(async (view, column) => {
     const query = new URLSearchParams({ yaw: String(view.yaw), pitch: String(view.pitch), pose: view.pose, bg: values.bg! });

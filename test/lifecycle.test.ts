@@ -11,7 +11,7 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { resolveChromium } from '../renderer/browser.ts';
 import { drawSkin } from '../scripts/fake-upstream/skin-art.ts';
-import { descendants, processes, readProc, type Proc } from './helpers/processes.ts';
+import { descendants, processes, readProc, stillRunning, type Proc } from './helpers/processes.ts';
 import { call, startApp, type RunningApp } from './helpers/service.ts';
 import { startSkins } from './helpers/skins.ts';
 
@@ -26,19 +26,13 @@ function marked(mark: string): Proc[] {
   });
 }
 
-/** The same process (pid and start time) still running; a zombie has ended. */
-function running(p: Proc): boolean {
-  const now = readProc(p.pid);
-  return now !== null && now.start === p.start && now.state !== 'Z';
-}
-
 /** Waits (bounded, polling) until none of `seen` runs; answers those still running then. */
 async function survivors(seen: Iterable<Proc>, withinMs = 10_000): Promise<Proc[]> {
   const until = Date.now() + withinMs;
-  let left = [...seen].filter(running);
+  let left = [...seen].filter(stillRunning);
   while (left.length > 0 && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    left = left.filter(running);
+    left = left.filter(stillRunning);
   }
   return left;
 }

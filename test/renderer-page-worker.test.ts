@@ -17,7 +17,7 @@ test('an aborted task ends its thread, failing the other batch it held; the next
   try {
     const skin = await normalizeSkin(await drawSkin({}));
     const job = toWireJob({ kind: 'render', skin, slim: false, size: 64, yaw: 20, pitch: 10, shadow: true, outer: true, bg: null });
-    const task = (jobs: WireJob[], probe?: WorkerTask['probe']): WorkerTask => ({ browsers: [browser.key], jobs, pageHeapLimitBytes: 1 << 30, probe });
+    const task = (jobs: WireJob[], probe?: WorkerTask['probe']): WorkerTask => ({ browsers: [{ key: browser.key, pid: browser.pid }], jobs, pageHeapLimitBytes: 1 << 30, selfCheck: null, probe });
 
     t.regex((await worker.run(task([], 'info'), new AbortController().signal)).info!.renderer, /SwiftShader/);
     const first = worker.targetId;

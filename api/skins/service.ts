@@ -45,6 +45,8 @@ export async function createSkinsService(deps: SharedDeps): Promise<SkinsService
     gaugeFrom('skinfarm_render_running', 'Render batches in progress', () => farm.stats().running);
     gaugeFrom('skinfarm_render_pages_alive', 'Chromium pages able to render', () => farm.stats().pagesAlive);
     gaugeFrom('skinfarm_render_browser_restarts', 'Chromium restarts since start', () => farm.stats().browserRestarts);
+    gaugeFrom('skinfarm_render_context_losses', 'Render pages replaced since start because their WebGL context or GPU process was lost', () => farm.stats().contextLosses);
+    gaugeFrom('skinfarm_render_self_check_failures', 'Fresh render pages that failed their known-answer render since start (their browser was replaced)', () => farm.stats().selfCheckFailures);
   }
   return new SkinsService(deps, farm);
 }

@@ -17,6 +17,16 @@ const renderer = new THREE.WebGLRenderer({ canvas, alpha: true, antialias: false
 renderer.setPixelRatio(1);
 renderer.outputColorSpace = THREE.LinearSRGBColorSpace;
 
+// A context lost once (its GPU process died: a driver crash, an OOM kill) is never trusted again,
+// even restored: three.js restores it with what it can rebuild, and a restored page drew every
+// render without its shadow. Checked before and after every batch; the worker replaces the page.
+let contextLost = false;
+canvas.addEventListener('webglcontextlost', () => { contextLost = true; });
+function checkContext() {
+  contextLost ||= renderer.getContext().isContextLost();
+  if (contextLost) throw new Error('the WebGL context was lost');
+}
+
 // Light from the viewer's upper left, in view space: a face turned to the viewer keeps 97% of its
 // texel colour, faces turned away darken to the ambient 60%, so the figure reads as 3D from
 // every angle without greying the front.
@@ -564,6 +574,7 @@ function renderGroup(jobs) {
  * texture, and saved the page under 0.1 ms.)
  */
 window.renderJobs = (jobs) => {
+  checkContext();
   takeIn(jobs);
   const answers = new Array(jobs.length);
   const groups = new Map();
@@ -577,6 +588,9 @@ window.renderJobs = (jobs) => {
     const results = renderGroup(indices.map((i) => jobs[i]));
     indices.forEach((i, n) => { answers[i] = results[n]; });
   }
+  // A loss known by now spoilt the frame: nothing of this batch is an answer. (The page may learn
+  // of a loss only after answering; the worker checks the GPU process then.)
+  checkContext();
   return answers;
 };
 

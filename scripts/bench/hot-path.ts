@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { startFakeUpstream } from '../fake-upstream/server.ts';
-import { startApp } from '../../test/helpers/service.ts';
+import { launch, ON_FREE_PORTS } from '../launch.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -60,11 +60,11 @@ async function wrk(url: string, pid: number): Promise<Run> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const fake = await startFakeUpstream();
-const app = await startApp({
-  SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', TRUST_PROXY: 'true', RENDER_WORKERS: '0', ...fake.env,
+const app = await launch({
+  ...ON_FREE_PORTS, SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', TRUST_PROXY: 'true', RENDER_WORKERS: '0', ...fake.env,
   ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(CACHE_|ACCESS_LOG|REDIS_URL|NODE_OPTIONS)/.test(k))) as Record<string, string>,
   OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
-});
+}, { dropLogs: true });
 const base = app.urls.skins;
 const png = Buffer.from(await (await fetch(`${base}/v1/avatar/gen_1/128`)).arrayBuffer());
 // Its own process, as the service has its own.
@@ -75,15 +75,15 @@ server.listen(0, '127.0.0.1', () => console.log(server.address().port));`], { st
 const [port] = await once(bare.stdout!, 'data');
 const bareUrl = `http://127.0.0.1:${String(port).trim()}/`;
 
-// JIT warm-up of both servers, not counted.
 const servicePid = app.process.pid!;
 const serviceUrl = scenario === 'cold-avatar' ? base : `${base}${values.path}`;
-await wrk(serviceUrl, servicePid);
-if (scenario === 'hot') await wrk(bareUrl, bare.pid!);
 const service: Run[] = [];
 const ceiling: Run[] = [];
 const show = (r: Run) => `${r.rps} req/s, ${r.cpuUs} µs CPU/request`;
 try {
+  // JIT warm-up of both servers, not counted.
+  await wrk(serviceUrl, servicePid);
+  if (scenario === 'hot') await wrk(bareUrl, bare.pid!);
   for (let round = 0; round < Number(values.rounds); round += 1) {
     service.push(await wrk(serviceUrl, servicePid));
     if (scenario === 'hot') ceiling.push(await wrk(bareUrl, bare.pid!));

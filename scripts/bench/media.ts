@@ -3,20 +3,17 @@
 // service (`node api/main.ts`, SERVICES=media) under a bounded number of concurrent fetches.
 //   node scripts/bench/media.ts [--files 100000] [--seconds 5] [--concurrency 32]
 //   (node --expose-gc ... measures the index heap after garbage collection)
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { Library } from '../../api/media/library.ts';
 import { LibraryScanner } from '../../api/media/scanner.ts';
 import { tinyMp4, tinyWebm } from '../../api/media/tiny-video.ts';
 import { silentLogger } from '../../shared/log.ts';
-import { freePort } from './service.ts';
+import { echoErrors, launch, ON_FREE_PORTS } from '../launch.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: args } = parseArgs({
   options: {
     files: { type: 'string', default: '100000' },
@@ -100,28 +97,13 @@ function pickBench(library: Library) {
   return { rounds, ms };
 }
 
-/** The real service in its own process, logging at the default level (to /dev/null). */
+/** The real service in its own process, logging at the default level (not kept), once its library is indexed. */
 async function startService(mediaDir: string, dataDir: string) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'api/main.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SERVICES: 'media', HOST: '127.0.0.1', MEDIA_PORT: String(port),
-      MEDIA_DIR: mediaDir, DATA_DIR: dataDir, SESSION_SECRET: 'bench-secret-0123456789',
-      MEDIA_RATE_LIMIT: '1000000', MEDIA_FILE_RATE_LIMIT: '1000000', MEDIA_RESCAN_SECONDS: '0',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    if (Date.now() > deadline) throw new Error('service did not start in time');
-    const up = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-    if (up) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { base, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }) };
+  const service = await launch({
+    ...ON_FREE_PORTS, SERVICES: 'media', MEDIA_DIR: mediaDir, DATA_DIR: dataDir, SESSION_SECRET: 'bench-secret-0123456789',
+    MEDIA_RATE_LIMIT: '1000000', MEDIA_FILE_RATE_LIMIT: '1000000', MEDIA_RESCAN_SECONDS: '0',
+  }, { timeoutMs: 120_000, dropLogs: true, onLine: echoErrors });
+  return { base: service.urls.media, stop: service.stop };
 }
 
 /** Fetches `url()` from CONCURRENCY loops for SECONDS; every answer must be `expect`. */

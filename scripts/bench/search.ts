@@ -3,14 +3,9 @@
 // main + cross pass), and over HTTP against the real service (`node api/main.ts`,
 // SERVICES=search) with keys in the file store and, when redis-server is installed, in Redis.
 //   node scripts/bench/search.ts [--records 1000000] [--seconds 5] [--concurrency 16]
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -24,11 +19,10 @@ import { LocalIndexSource } from '../../api/search/sources/local.ts';
 import type { TypedValue } from '../../api/search/types.ts';
 import { parseQuery } from '../../api/search/detect.ts';
 import { silentLogger } from '../../shared/log.ts';
-import { freePort } from './service.ts';
+import { echoErrors, launch, ON_FREE_PORTS, redisServerMissing, startRedis } from '../launch.ts';
 import { seededRandom, syntheticRecords, writeSyntheticData } from '../search-data.ts';
 import { DEFAULT_REGION } from '../../api/search/values/phone.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: args } = parseArgs({
   options: {
     records: { type: 'string', default: '1000000' },
@@ -105,22 +99,6 @@ async function functionLevel(dataFile: string, queries: TypedValue[]) {
   };
 }
 
-async function startRedis(): Promise<{ url: string; child: ChildProcess } | null> {
-  if (spawnSync('redis-server', ['--version']).error) return null;
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  for (let i = 0; i < 200; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
-      socket.once('error', () => resolve(false));
-    });
-    if (up) return { url: `redis://127.0.0.1:${port}`, child };
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  child.kill();
-  throw new Error('redis-server did not start');
-}
-
 function rssOf(pid: number): Promise<number> {
   return fs.readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(/VmRSS:\s+(\d+)/.exec(s)?.[1] ?? 0) * 1024, () => 0);
 }
@@ -128,25 +106,15 @@ function rssOf(pid: number): Promise<number> {
 async function httpLevel(dataFile: string, queries: string[], redisUrl: string | null) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-bench-search-'));
   const admin = 'bench-admin-token';
-  const child = spawn(process.execPath, [path.join(ROOT, 'api/main.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '', HOST: '127.0.0.1', SERVICES: 'search', SEARCH_PORT: '0', LOG_LEVEL: 'info',
-      SEARCH_DATA: dataFile, SEARCH_ADMIN_TOKEN: admin, DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false',
-      SESSION_SECRET: 'bench-session-secret-0123456789', ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
   const started = performance.now();
   // Info level as in production: the access and audit lines are part of the cost measured.
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (line.includes('"msg":"listening"')) resolve(Number(JSON.parse(line).port));
-    });
-  });
+  const service = await launch({
+    ...ON_FREE_PORTS, SERVICES: 'search', LOG_LEVEL: 'info',
+    SEARCH_DATA: dataFile, SEARCH_ADMIN_TOKEN: admin, SEARCH_RATE_LIMIT: '1000000', DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false',
+    SESSION_SECRET: 'bench-session-secret-0123456789', ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+  }, { timeoutMs: 600_000, dropLogs: true, onLine: echoErrors });
   const startupMs = Math.round(performance.now() - started);
-  const base = `http://127.0.0.1:${port}`;
+  const base = service.urls.search;
   try {
     const created = await fetch(`${base}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: JSON.stringify({ name: 'bench' }) });
     const { key } = await created.json() as { key: string };
@@ -168,10 +136,9 @@ async function httpLevel(dataFile: string, queries: string[], redisUrl: string |
     const seconds = (performance.now() - t0) / 1000;
     latencies.sort((a, b) => a - b);
     const pct = (p: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]);
-    return { store: redisUrl ? 'redis' : 'file', startupMs, perSecond: Math.round(latencies.length / seconds), p50: pct(0.5), p99: pct(0.99), failures, rssMb: mb(await rssOf(child.pid!)) };
+    return { store: redisUrl ? 'redis' : 'file', startupMs, perSecond: Math.round(latencies.length / seconds), p50: pct(0.5), p99: pct(0.99), failures, rssMb: mb(await rssOf(service.process.pid!)) };
   } finally {
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    await service.stop();
     await fs.rm(dataDir, { recursive: true, force: true });
   }
 }
@@ -192,12 +159,9 @@ const fn = await functionLevel(dataFile, typed);
 console.log(`index: built in ${fn.buildMs} ms, ${fn.stats.values} values; rows ${mb(fn.stats.row_bytes)} MB, postings ${mb(fn.stats.index_bytes)} MB; heap +${fn.heapMb} MB, buffers +${fn.externalMb} MB, process RSS ${fn.rssMb} MB`);
 console.log(`function level: ${fn.lookup}/s index lookups, ${fn.main}/s searches (main pass), ${fn.cross}/s searches (main + cross pass)`);
 
-const redis = await startRedis();
+const redis = redisServerMissing() ? null : await startRedis();
 for (const url of [null, redis?.url ?? null].filter((u, i) => i === 0 || u)) {
   const h = await httpLevel(dataFile, queries, url);
   console.log(`http (${h.store} keys, ${CONCURRENCY} concurrent, main + cross pass): ${h.perSecond}/s, p50 ${h.p50} ms, p99 ${h.p99} ms, ${h.failures} failed; service started in ${h.startupMs} ms, RSS ${h.rssMb} MB`);
 }
-if (redis) {
-  redis.child.kill();
-  await once(redis.child, 'exit');
-}
+await redis?.stop();

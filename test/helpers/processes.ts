@@ -1,41 +1,8 @@
-// Processes as /proc shows them: a process tree (a browser and its zygotes, GPU, network and
-// renderer processes) and the TCP ports a process listens on.
+// Processes as /proc shows them (the renderer's own reading: a process tree, a browser and its
+// zygotes, GPU, network and renderer processes) and the TCP ports a process listens on.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
-export interface Proc { pid: number; ppid: number; start: string; state: string; cmd: string }
-
-export function readProc(pid: number): Proc | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name may hold spaces and parentheses: the fields start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
-    return { pid, ppid: Number(fields[1]), start: fields[19], state: fields[0], cmd };
-  } catch {
-    return null;
-  }
-}
-
-export function processes(): Proc[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).flatMap((name) => readProc(Number(name)) ?? []);
-}
-
-/** Every process under `root` (by parent links), not `root` itself. */
-export function descendants(root: number, all = processes()): Proc[] {
-  const found: Proc[] = [];
-  const parents = new Set([root]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const p of all) {
-      if (parents.has(p.ppid) && !parents.has(p.pid)) {
-        parents.add(p.pid);
-        found.push(p);
-        grew = true;
-      }
-    }
-  }
-  return found;
-}
+export { descendants, processes, readProc, stillRunning, type Proc } from '../../renderer/processes.ts';
 
 /** The inodes of the sockets process `pid` has open. */
 function socketInodes(pid: number): Set<string> {
