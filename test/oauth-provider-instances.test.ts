@@ -3,46 +3,32 @@
 // the provider takes longer to answer than the first release's 5 s refresh lock lasted.
 import { setTimeout as delay } from 'node:timers/promises';
 import test from 'ava';
-import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
-import { loggedIn, startOAuthServer, type OAuthServer } from './helpers/oauth-server.ts';
-import { redisUnavailableReason, startRedis, type TestRedis } from './helpers/redis.ts';
-import { startApp, type RunningApp } from './helpers/service.ts';
+import { loggedIn, startInstancePair, type InstancePair, type OAuthServer } from './helpers/oauth-server.ts';
+import { redisUnavailableReason } from './helpers/redis.ts';
+import type { RunningApp } from './helpers/service.ts';
 
 const skip = redisUnavailableReason();
 if (skip) console.log(skip);
 const maybe = skip ? test.skip : test.serial;
 
 const CLIENT = { clientId: 'skinfarm-pair', clientSecret: 'pair-secret-0123456789' };
-const REDIRECT = 'http://127.0.0.1:1/oauth/external/callback';
 /** Longer than the 5 s the refresh lock used to last, well inside the upstream timeout set below. */
 const SLOW_TOKEN_MS = 6000;
 
-let redis: TestRedis;
-let fake: FakeUpstream;
+let pair: InstancePair;
 let server: OAuthServer;
 let a: RunningApp;
 let b: RunningApp;
 
 test.before(async () => {
   if (skip) return;
-  redis = await startRedis();
-  fake = await startFakeUpstream();
-  // 20 s access tokens: inside the 30 s margin, so every account call refreshes first.
-  server = await startOAuthServer({ ...CLIENT, redirectUri: REDIRECT, accessTokenTtl: 20, premiumUuid: '069a79f444e94726a5befca90e38aaf5' });
-  const env = {
-    SERVICES: 'skins', REDIS_URL: redis.url, ...fake.env, EXTERNAL_URL: server.url,
-    OAUTH_CLIENT_ID: CLIENT.clientId, OAUTH_CLIENT_SECRET: CLIENT.clientSecret, OAUTH_REDIRECT_URL: REDIRECT,
+  pair = await startInstancePair(CLIENT, {
     // Room for a token call held SLOW_TOKEN_MS (the refresh lease follows: 2 x 10 s).
     UPSTREAM_TIMEOUT_MS: '10000', UPSTREAM_RETRIES: '0',
-  };
-  [a, b] = await Promise.all([startApp(env), startApp(env)]);
+  });
+  ({ server, a, b } = pair);
 });
-test.after.always(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-  await server?.close();
-  await fake?.close();
-  await redis?.stop();
-});
+test.after.always(() => pair?.stop());
 
 maybe('parallel calls after expiry on two instances never offer a spent refresh token; the user stays logged in', async (t) => {
   const browser = await loggedIn(a.urls.skins, 3);

@@ -3,44 +3,31 @@
 // refresh token goes upstream, so a rotating provider never sees a spent one and keeps the grant.
 import { createClient } from '@redis/client';
 import test from 'ava';
-import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
-import { loggedIn, startOAuthServer, type OAuthServer } from './helpers/oauth-server.ts';
-import { redisUnavailableReason, startRedis, type TestRedis } from './helpers/redis.ts';
-import { startApp, type RunningApp } from './helpers/service.ts';
+import { loggedIn, startInstancePair, type InstancePair, type OAuthServer } from './helpers/oauth-server.ts';
+import { redisUnavailableReason, type TestRedis } from './helpers/redis.ts';
+import type { RunningApp } from './helpers/service.ts';
 
 const skip = redisUnavailableReason();
 if (skip) console.log(skip);
 const maybe = skip ? test.skip : test.serial;
 
 const CLIENT = { clientId: 'skinfarm-refresh', clientSecret: 'refresh-secret-0123456789' };
-const REDIRECT = 'http://127.0.0.1:1/oauth/external/callback';
 
+let pair: InstancePair;
 let redis: TestRedis;
-let fake: FakeUpstream;
 let server: OAuthServer;
 let a: RunningApp;
 let b: RunningApp;
 
 test.before(async () => {
   if (skip) return;
-  redis = await startRedis();
-  fake = await startFakeUpstream();
-  // 20 s access tokens: inside the 30 s margin, so every account call refreshes first.
-  server = await startOAuthServer({ ...CLIENT, redirectUri: REDIRECT, accessTokenTtl: 20, premiumUuid: '069a79f444e94726a5befca90e38aaf5' });
-  const env = {
-    SERVICES: 'skins', REDIS_URL: redis.url, ...fake.env, EXTERNAL_URL: server.url,
-    OAUTH_CLIENT_ID: CLIENT.clientId, OAUTH_CLIENT_SECRET: CLIENT.clientSecret, OAUTH_REDIRECT_URL: REDIRECT,
+  pair = await startInstancePair(CLIENT, {
     // A token call the test holds must not time out on a loaded machine.
     UPSTREAM_TIMEOUT_MS: '30000',
-  };
-  [a, b] = await Promise.all([startApp(env), startApp(env)]);
+  });
+  ({ redis, server, a, b } = pair);
 });
-test.after.always(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-  await server?.close();
-  await fake?.close();
-  await redis?.stop();
-});
+test.after.always(() => pair?.stop());
 
 async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
   for (let step = 0; !(await condition()); step++) {

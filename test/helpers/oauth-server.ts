@@ -8,7 +8,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { type KoaContextWithOIDC } from 'oidc-provider';
+import { startFakeUpstream, type FakeUpstream } from '../../scripts/fake-upstream/server.ts';
 import { CookieJar } from './cookie-jar.ts';
+import { startRedis, type TestRedis } from './redis.ts';
+import { startApp, type RunningApp } from './service.ts';
 
 export const SERVER_SCOPES = ['User.Read', 'Player.Read', 'PremiumVerification.Read', 'Yggdrasil.MinecraftToken.Create'];
 
@@ -177,4 +180,33 @@ export async function loggedIn(base: string, account: number): Promise<CookieJar
   const done = await browser.go(`${base}/oauth/external/callback${callback.search}`);
   if (done.status !== 302) throw new Error(`the login failed: HTTP ${done.status}`);
   return browser;
+}
+
+export interface InstancePair { redis: TestRedis; fake: FakeUpstream; server: OAuthServer; a: RunningApp; b: RunningApp; stop(): Promise<void> }
+
+/**
+ * Two skins instances on one private Redis, logging in at a real authorization server whose 20 s
+ * access tokens sit inside the 30 s refresh margin (so every account call refreshes first).
+ * `env` adds to the instances' settings (their upstream timeout and retries, which size the
+ * refresh lock's lease).
+ */
+export async function startInstancePair(client: { clientId: string; clientSecret: string }, env: Record<string, string>): Promise<InstancePair> {
+  const redirect = 'http://127.0.0.1:1/oauth/external/callback';
+  const redis = await startRedis();
+  const fake = await startFakeUpstream();
+  const server = await startOAuthServer({ ...client, redirectUri: redirect, accessTokenTtl: 20, premiumUuid: '069a79f444e94726a5befca90e38aaf5' });
+  const settings = {
+    SERVICES: 'skins', REDIS_URL: redis.url, ...fake.env, EXTERNAL_URL: server.url,
+    OAUTH_CLIENT_ID: client.clientId, OAUTH_CLIENT_SECRET: client.clientSecret, OAUTH_REDIRECT_URL: redirect, ...env,
+  };
+  const [a, b] = await Promise.all([startApp(settings), startApp(settings)]);
+  return {
+    redis, fake, server, a, b,
+    async stop() {
+      await Promise.all([a.stop(), b.stop()]);
+      await server.close();
+      await fake.close();
+      await redis.stop();
+    },
+  };
 }
