@@ -1,7 +1,7 @@
 // The HTML pages in a real headless Chromium: log in through the fake provider's consent page
-// and come back logged in; the status page; every page in English and in Chinese (its lang
-// attribute, its words, the switch); no console errors anywhere. Screenshots go to
-// test-artifacts/pages/.
+// and come back logged in; the status page; the header from service to service; every page in
+// English and in Chinese (its lang attribute, its words, the switch); no console errors anywhere.
+// Screenshots go to test-artifacts/pages/.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
@@ -74,14 +74,24 @@ test.serial('the status page shows the service and probes upstreams only on dema
   t.deepEqual(errors, []);
 });
 
-test.serial('the docs page: a try-it form calls the endpoint and shows the answer', async (t) => {
+test.serial('the header leads from page to page across the three services and to the API docs', async (t) => {
   const { page, errors } = await open();
-  await page.goto(`${h.base}/docs`, { waitUntil: 'networkidle0' });
-  const form = await page.$('form.try[data-path="/v1/uuid/{name}"]');
-  t.truthy(form);
-  await form!.$eval('button', (b) => (b as HTMLButtonElement).click());
-  await page.waitForFunction((el) => el?.querySelector('pre.answer')?.textContent?.includes('"dashed"'), {}, form);
+  await page.goto(`${h.base}/`, { waitUntil: 'networkidle0' });
+  const follow = async (label: string) => {
+    const link = (await page.$(`xpath///header//a[normalize-space() = "${label}"]`))!;
+    const href = await link.evaluate((a) => (a as HTMLAnchorElement).href);
+    await link.click();
+    // Not waitForNavigation: on a click, the viewer first records its scroll position in the history.
+    await page.waitForFunction((url) => location.href === url && document.readyState === 'complete', {}, href);
+    return { origin: new URL(page.url()).origin, path: new URL(page.url()).pathname, current: await page.$eval('header [aria-current="page"]', (e) => e.textContent) };
+  };
+  t.deepEqual(await follow('Media'), { origin: h.app.urls.media, path: '/', current: 'Media' });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'header-media.png') });
+  t.deepEqual(await follow('Search'), { origin: h.app.urls.search, path: '/', current: 'Search' });
+  t.deepEqual(await follow('API docs'), { origin: h.base, path: '/docs', current: 'API docs' });
+  await page.waitForSelector('.opblock');
   await page.screenshot({ path: path.join(ARTIFACTS, 'docs.png') });
+  t.deepEqual(await follow('Skins'), { origin: h.base, path: '/', current: 'Skins' });
   t.deepEqual(errors, []);
 });
 

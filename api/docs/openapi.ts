@@ -18,7 +18,9 @@ export const METHODS = ['get', 'head', 'post', 'patch', 'delete'] as const;
 export type Method = typeof METHODS[number];
 
 export interface Server { url: string; description: string; 'x-service': ServiceId }
-export interface Parameter { name: string; in: 'path' | 'query' | 'header'; required: boolean; description: string; schema: Schema; example?: string | number }
+export interface Parameter {
+  name: string; in: 'path' | 'query' | 'header'; required: boolean; description: string; schema: Schema; example?: string | number; deprecated?: boolean;
+}
 export interface MediaType { schema: Schema; example?: unknown }
 export interface RequestBody { required: boolean; description?: string; content: Record<string, MediaType> }
 export interface Response {
@@ -37,6 +39,7 @@ export interface Operation {
   tags: ServiceId[];
   summary: string;
   description?: string;
+  deprecated?: boolean;
   parameters?: Parameter[];
   requestBody?: RequestBody;
   responses: Record<string, Response>;
@@ -73,7 +76,7 @@ const TAGS: Record<ServiceId, string> = {
 };
 
 const SECURITY: Record<string, SecurityScheme> = {
-  searchApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'search API key (sk_...); the docs page sends it with one request and keeps it nowhere', 'x-curl': '$KEY' },
+  searchApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'search API key (sk_...); the docs page keeps it in memory only, until Logout or a reload, and shows `$KEY` in its curl commands', 'x-curl': '$KEY' },
   searchAdmin: { type: 'http', scheme: 'bearer', description: 'SEARCH_ADMIN_TOKEN', 'x-curl': '$SEARCH_ADMIN_TOKEN' },
   session: { type: 'apiKey', in: 'cookie', name: 'skinfarm.sid', description: 'login session from /oauth/external (a browser keeps it)' },
   mediaBasic: { type: 'http', scheme: 'basic', description: 'any user name, MEDIA_PASSWORD as password' },
@@ -170,7 +173,20 @@ export function describedRoutes(tables: readonly RouteTable[] = ROUTE_TABLES): D
 
 function parameter(p: Param, docs: DocContext): Parameter {
   const example = typeof p.example === 'function' ? p.example(docs) : p.example;
-  return { name: p.name, in: p.in as Parameter['in'], required: p.required, description: p.description, schema: p.schema, ...(example !== undefined ? { example } : {}) };
+  return {
+    name: p.name, in: p.in as Parameter['in'], required: p.required, description: p.description, schema: p.schema,
+    ...(example !== undefined ? { example } : {}), ...(p.deprecated ? { deprecated: true } : {}),
+  };
+}
+
+/**
+ * skinsGetV1AvatarByNameBySize: camelCase, as code generators name methods, and without `_`,
+ * which Swagger UI's deep links (/docs#/skins/<id>) read as an escaped space.
+ */
+function operationId(services: readonly ServiceId[], method: Method, path: string): string {
+  const words = [services.length > 1 ? 'all' : services[0], method, ...path.replace(/\{(\w+)\}/g, 'by_$1').split(/[^a-z0-9]+/i).filter(Boolean)];
+  if (words.length === 2) words.push('root');
+  return words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');
 }
 
 function operation({ method, path, services, route, params }: DescribedRoute, docs: DocContext): Operation {
@@ -186,12 +202,12 @@ function operation({ method, path, services, route, params }: DescribedRoute, do
   const ok = route.limit ? { ...spec.ok, headers: { ...spec.ok.headers, ...RATE_HEADERS } } : spec.ok;
   const limitNote = route.limit ? `Rate limit: ${route.limit.limit} requests per minute per IP (group ${route.limit.name}).` : '';
   const description = [spec.description, limitNote].filter(Boolean).join(' ');
-  const slug = path.replace(/\{(\w+)\}/g, 'by_$1').replace(/[^a-z0-9]+/gi, '_').replace(/^_|_$/g, '') || 'root';
   return {
-    operationId: `${services.length > 1 ? 'all' : services[0]}_${method}_${slug}`,
+    operationId: operationId(services, method, path),
     tags: services,
     summary: spec.summary,
     ...(description ? { description } : {}),
+    ...(spec.deprecated ? { deprecated: true } : {}),
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: {
@@ -205,9 +221,9 @@ function operation({ method, path, services, route, params }: DescribedRoute, do
 }
 
 /** The HEAD twin of a GET: the same statuses and headers, no bodies. */
-function headOf(get: Operation): Operation {
+function headOf(get: Operation, id: string): Operation {
   const responses = Object.fromEntries(Object.entries(get.responses).map(([status, { content: _body, ...response }]) => [status, response]));
-  return { ...get, operationId: get.operationId.replace('_get_', '_head_'), summary: `${get.summary} (headers only)`, responses };
+  return { ...get, operationId: id, summary: `${get.summary} (headers only)`, responses };
 }
 
 /** The whole document for the current configuration. */
@@ -222,7 +238,7 @@ export function buildOpenApi(config: Config): OpenApiDocument {
     // Path keys are shared by all services: two services may not claim one path differently.
     if (item.servers.some((s) => !described.services.includes(s['x-service']))) throw new Error(`${described.method} ${described.path} is described twice`);
     item[described.method] = operation(described, docs);
-    if (described.route.doc.head) item.head = headOf(item[described.method]!);
+    if (described.route.doc.head) item.head = headOf(item[described.method]!, operationId(described.services, 'head', described.path));
   }
   return {
     openapi: '3.1.0',

@@ -1,19 +1,42 @@
-// GET /openapi.json and GET /docs on the skins service, over a source of the built document
-// (api/docs/served.ts), so that the document can list these routes without importing itself.
+// GET /openapi.json, GET /docs and the viewer's files on the skins service, over a source of the
+// built document (api/docs/served.ts), so that the document can list these routes without
+// importing itself.
 import type { Context } from 'koa';
-import { pageLanguage, type Lang } from '../http/i18n.ts';
+import { inPath, text } from '../http/params.ts';
+import { pageFrame, type PageFrame, type SiteAddresses } from '../http/page.ts';
 import type { Route } from '../http/route-table.ts';
 import { html, json } from './fragments.ts';
 import type { OpenApiDocument } from './openapi.ts';
+import { ASSET_NAMES, ASSET_TYPES, sendAsset } from './viewer.ts';
 
-export interface DocsSource { document(): OpenApiDocument; page(lang: Lang): string }
+export interface DocsSource {
+  site: SiteAddresses;
+  document(): OpenApiDocument;
+  page(frame: PageFrame): string;
+  /** The Content-Security-Policy of the page. */
+  policy(): string;
+}
 
 export const DOCS_ROUTES: Route<DocsSource>[] = [
   {
-    method: 'get', path: '/docs', doc: { summary: 'This documentation (HTML)', ok: html('the page') },
+    method: 'get', path: '/docs',
+    doc: { summary: 'This documentation (HTML)', description: 'The document below in Swagger UI, bundled with the service (it works offline), with try-it on every operation.', ok: html('the page') },
     handle: (ctx: Context, docs) => {
       ctx.type = 'html';
-      ctx.body = docs.page(pageLanguage(ctx));
+      ctx.set('Content-Security-Policy', docs.policy());
+      ctx.body = docs.page(pageFrame(ctx, docs.site, 'skins'));
+    },
+  },
+  {
+    method: 'get', path: '/docs/assets/{file}',
+    params: [inPath('file', `one of ${ASSET_NAMES.join(', ')}`, text, { example: 'viewer.js' })],
+    handle: (ctx, _docs, params) => sendAsset(ctx, params.file as string),
+    doc: {
+      summary: 'A file of the API viewer',
+      description: 'Swagger UI (swagger-ui-dist, Apache-2.0) and the script that starts it, from the service itself. gzip when accepted; revalidated with the ETag on each use.',
+      ok: { description: 'the file', content: Object.fromEntries(ASSET_TYPES.map((type) => [type, { schema: text }])) },
+      conditional: true,
+      errors: ['route_not_found'],
     },
   },
   {

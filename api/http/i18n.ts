@@ -55,13 +55,3 @@ export function pageLanguage(ctx: Context): Lang {
   return lang;
 }
 
-/**
- * The switch shown on every page: links to `{target}?lang=…`, each language named in itself.
- * `target` is a constant path from the code ('' keeps the current page), never request input.
- */
-export function languageSwitch(current: Lang, target = ''): string {
-  const link = (lang: Lang, label: string) => (lang === current
-    ? `<strong lang="${HTML_LANG[lang]}" aria-current="true">${label}</strong>`
-    : `<a href="${target}?lang=${lang}" hreflang="${HTML_LANG[lang]}" lang="${HTML_LANG[lang]}" id="lang-${lang}">${label}</a>`);
-  return `<nav class="lang-switch" aria-label="${current === 'zh' ? '语言' : 'Language'}">${link('en', 'English')} · ${link('zh', '中文')}</nav>`;
-}

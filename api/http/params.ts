@@ -22,6 +22,8 @@ export interface Param {
   read?: (raw: string) => unknown;
   /** The error of a required parameter left out, when not missing_param. */
   missing?: ErrorCode;
+  /** Still read, but described as deprecated: clients should stop sending it (an option an image kind does not use). */
+  deprecated?: boolean;
 }
 
 /** The values read for a route: by name, defaults filled in, undefined when absent without one. */

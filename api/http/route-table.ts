@@ -30,6 +30,8 @@ export interface OperationDoc {
   security?: SecurityRequirement[];
   /** Answers 304 to a matching If-None-Match. */
   conditional?: boolean;
+  /** Still answered, for existing clients, but described as deprecated in favour of another route. */
+  deprecated?: boolean;
   /**
    * A path several services answer (/, /health): one description shared by their entries, for
    * these services in this order (tools that take a path's first server get the first).

@@ -1,7 +1,8 @@
 // The landing page at / (no selector): every public category with its counts, the totals
 // and how to call the service.
+import { html } from '../http/html.ts';
 import type { Lang } from '../http/i18n.ts';
-import { html, page } from './html.ts';
+import { page, type PageFrame } from '../http/page.ts';
 import type { Category, CategoryCounts } from './library.ts';
 
 export interface CategorySummary extends CategoryCounts { alias: string; name: string; private: boolean }
@@ -45,8 +46,8 @@ const TEXT = {
   },
 } satisfies Record<Lang, Record<string, string>>;
 
-export function landingPage(lang: Lang, summary: LibrarySummary, baseUrl: string): string {
-  const text = TEXT[lang];
+export function landingPage(frame: PageFrame, summary: LibrarySummary, baseUrl: string): string {
+  const text = TEXT[frame.lang];
   const { categories, totals } = summary;
   const rows = categories.map((c) => {
     const example = exampleUrl(baseUrl, c);
@@ -54,7 +55,7 @@ export function landingPage(lang: Lang, summary: LibrarySummary, baseUrl: string
 <td class="n">${c.files}</td><td class="n">${c.landscape}</td><td class="n">${c.portrait}</td>
 <td><a href="${example}">${example}</a></td></tr>`;
   });
-  return page(lang, text.title, html`<h1>${text.title}</h1>
+  return page(frame, text.title, html`<h1>${text.title}</h1>
 <p>${text.intro}</p>
 <div class="totals">
 <div><strong id="total-categories">${totals.categories}</strong>${text.categories}</div>

@@ -1,8 +1,9 @@
 // The login form (password in a POST body, never in a URL) and the page showing the token, in
 // the reader's language. A failed login is explained by its error code, in that language.
 import type { ErrorCode } from '../../shared/errors.ts';
+import { html } from '../http/html.ts';
 import type { Lang } from '../http/i18n.ts';
-import { html, page } from './html.ts';
+import { page, type PageFrame } from '../http/page.ts';
 import { exampleUrl, type CategorySummary } from './landing.ts';
 import type { Grant } from './access.ts';
 
@@ -26,27 +27,27 @@ const REASONS: Partial<Record<ErrorCode, Record<Lang, string>>> = {
   payload_too_large: { en: 'The form is too large.', zh: '表单过大。' },
 };
 
-export function loginPage(lang: Lang, error?: ErrorCode): string {
-  const text = TEXT[lang];
-  const reason = error && (REASONS[error]?.[lang] ?? text.failed);
-  return page(lang, text.title, html`<h1>${text.heading}</h1>
+export function loginPage(frame: PageFrame, error?: ErrorCode): string {
+  const text = TEXT[frame.lang];
+  const reason = error && (REASONS[error]?.[frame.lang] ?? text.failed);
+  return page(frame, `${text.title} · Skinfarm`, html`<div class="card"><h1>${text.heading}</h1>
 <p>${text.intro} <code>&amp;token=…</code> ${text.introRest}</p>
-${reason ? html`<p class="error" role="alert">${reason}</p>` : ''}
+${reason && html`<p class="error" role="alert">${reason}</p>`}
 <form method="post" action="/login">
 <label>${text.password} <input type="password" name="password" autocomplete="current-password" required autofocus></label>
 <button type="submit">${text.submit}</button>
-</form>`);
+</form></div>`);
 }
 
-export function tokenPage(lang: Lang, grant: Grant, privateCategories: CategorySummary[], baseUrl: string): string {
-  const text = TEXT[lang];
+export function tokenPage(frame: PageFrame, grant: Grant, privateCategories: CategorySummary[], baseUrl: string): string {
+  const text = TEXT[frame.lang];
   const expires = new Date(grant.expiresAt * 1000).toISOString();
   const links = privateCategories.map((c) => {
     const url = `${exampleUrl(baseUrl, c)}&token=${encodeURIComponent(grant.token)}`;
     return html`<li>${c.name}: <a href="${url}">${url}</a></li>`;
   });
-  return page(lang, text.tokenTitle, html`<h1>${text.tokenHeading}</h1>
+  return page(frame, `${text.tokenTitle} · Skinfarm`, html`<div class="card"><h1>${text.tokenHeading}</h1>
 <p><code id="token">${grant.token}</code></p>
 <p>${text.validUntil} <time datetime="${expires}">${expires}</time>.</p>
-${links.length ? html`<ul>${links}</ul>` : html`<p>${text.noPrivate}</p>`}`);
+${links.length ? html`<ul>${links}</ul>` : html`<p>${text.noPrivate}</p>`}</div>`);
 }

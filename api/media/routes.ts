@@ -2,7 +2,7 @@
 import type { Context } from 'koa';
 import { ApiError, isApiError } from '../../shared/errors.ts';
 import { requestOrigin } from '../http/client-address.ts';
-import { pageLanguage } from '../http/i18n.ts';
+import { pageFrame, type SiteAddresses } from '../http/page.ts';
 import { choice, flag, inPath, inQuery, text, type Params } from '../http/params.ts';
 import type { Route } from '../http/route-table.ts';
 import { headers, HTML, html, json, octets, requires } from '../docs/fragments.ts';
@@ -30,6 +30,8 @@ export interface MediaRouteDeps {
   settings: MediaSettings;
   sticky: StickyPicks;
   version: string;
+  /** Where the other services are, for the pages' header. */
+  site: SiteAddresses;
 }
 
 const FILE_PATH = /^([0-9a-f]{24})\.([a-z0-9]{2,5})$/;
@@ -182,7 +184,7 @@ async function randomOrLanding(ctx: Context, deps: MediaRouteDeps, params: Param
   }
   const summary = summarize(library.categories().filter((c) => !c.meta.private), await counter.total());
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = landingPage(pageLanguage(ctx), summary, baseUrl(ctx, settings));
+  ctx.body = landingPage(pageFrame(ctx, deps.site, 'media'), summary, baseUrl(ctx, settings));
 }
 
 async function fileById(ctx: Context, deps: MediaRouteDeps, params: Params): Promise<void> {
@@ -209,7 +211,7 @@ async function categories(ctx: Context, { library, access, counter }: MediaRoute
   ctx.body = summarize(library.categories().filter((c) => grant || !c.meta.private), await counter.total());
 }
 
-async function login(ctx: Context, { library, access, settings }: MediaRouteDeps): Promise<void> {
+async function login(ctx: Context, { library, access, settings, site }: MediaRouteDeps): Promise<void> {
   const wantsJson = ctx.is('application/json') === 'application/json' || ctx.accepts('html', 'json') === 'json';
   let grant: Grant;
   try {
@@ -220,7 +222,7 @@ async function login(ctx: Context, { library, access, settings }: MediaRouteDeps
     ctx.status = err.status;
     if (err.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(err.retryAfter))));
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = loginPage(pageLanguage(ctx), err.code);
+    ctx.body = loginPage(pageFrame(ctx, site, 'media'), err.code);
     return;
   }
   ctx.set('Cache-Control', 'no-store');
@@ -230,7 +232,7 @@ async function login(ctx: Context, { library, access, settings }: MediaRouteDeps
     return;
   }
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = tokenPage(pageLanguage(ctx), grant, privateCategories, baseUrl(ctx, settings));
+  ctx.body = tokenPage(pageFrame(ctx, site, 'media'), grant, privateCategories, baseUrl(ctx, settings));
 }
 
 // Public categories only: health checks are unauthenticated, so private ones are not hinted at.
@@ -277,9 +279,9 @@ export const MEDIA_ROUTES: Route<MediaRouteDeps>[] = [
   },
   {
     method: 'get', path: '/login', limit: MEDIA_GROUPS.media, doc: { summary: 'Login form (HTML)', ok: html('the form') },
-    handle: (ctx) => {
+    handle: (ctx, { site }) => {
       ctx.type = 'text/html; charset=utf-8';
-      ctx.body = loginPage(pageLanguage(ctx));
+      ctx.body = loginPage(pageFrame(ctx, site, 'media'));
     },
   },
   {

@@ -80,7 +80,7 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   const sticky = new StickyPicks(settings.stickySeconds, MAX_STICKY_CLIENTS);
   // The quotas are MEDIA_RATE_LIMIT and MEDIA_FILE_RATE_LIMIT; the table's are their defaults.
   const quota = (group: { name: string }) => (group.name === MEDIA_GROUPS.file.name ? settings.fileRateLimit : settings.rateLimit);
-  routes.mount(tableRouter(MEDIA_ROUTES, { library, scanner, access, counter, settings, sticky, version: VERSION }, deps.limiter, quota));
+  routes.mount(tableRouter(MEDIA_ROUTES, { library, scanner, access, counter, settings, sticky, version: VERSION, site: deps.config }, deps.limiter, quota));
 
   return {
     app,

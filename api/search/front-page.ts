@@ -1,7 +1,8 @@
 // The page at the search service's own address: what the service is, how to get a key and
 // where the API is documented. JSON clients keep getting the API's 404 envelope there.
+import { html } from '../http/html.ts';
 import type { Lang } from '../http/i18n.ts';
-import { html, page } from '../media/html.ts';
+import { page, type ServiceLinks } from '../http/page.ts';
 import { TYPE_INFO } from './types.ts';
 
 export interface FrontPageLinks {
@@ -9,6 +10,8 @@ export interface FrontPageLinks {
   self: string;
   /** The skins service's interactive API documentation, which covers this API too. */
   docs: string;
+  /** The services' pages for the header (api/http/page.ts serviceLinks). */
+  services: ServiceLinks;
 }
 
 const TEXT = {
@@ -44,10 +47,10 @@ cross pass on every phone, e-mail, name or account the first results hold, withi
 } satisfies Record<Lang, unknown>;
 
 export function frontPage(lang: Lang, links: FrontPageLinks): string {
-  const { self, docs } = links;
+  const { self, docs, services } = links;
   const text = TEXT[lang];
   const types = TYPE_INFO.map((t) => html`<tr><td><code>${t.type}</code></td><td>${t.description}</td><td><code>${t.example}</code></td></tr>`);
-  return page(lang, text.title, html`<h1>${text.title}</h1>
+  return page({ lang, links: services, service: 'search' }, text.title, html`<h1>${text.title}</h1>
 <p>${text.intro}</p>
 <h2>${text.keyTitle}</h2>
 <p>${text.keyIntro}</p>

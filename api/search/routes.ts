@@ -4,6 +4,7 @@
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
+import { serviceLinks } from '../http/page.ts';
 import { choice, inQuery, text, type Params } from '../http/params.ts';
 import type { Route } from '../http/route-table.ts';
 import { json, pretty, requires } from '../docs/fragments.ts';
@@ -23,7 +24,9 @@ function front(ctx: Context, service: SearchService): void {
   if (ctx.accepts('html', 'json') !== 'html') throw new ApiError('route_not_found');
   const { publicUrl } = service.config.search;
   ctx.type = 'html';
-  ctx.body = frontPage(pageLanguage(ctx), { self: publicUrl ?? requestOrigin(ctx, ctx.state.viaTrustedProxy === true), docs: `${service.config.publicUrl}/docs` });
+  ctx.body = frontPage(pageLanguage(ctx), {
+    self: publicUrl ?? requestOrigin(ctx, ctx.state.viaTrustedProxy === true), docs: `${service.config.publicUrl}/docs`, services: serviceLinks(service.config, ctx, 'search'),
+  });
 }
 
 /** A request without a key that could search is refused before anything else is read. */

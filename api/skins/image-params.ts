@@ -38,7 +38,8 @@ const pitch = (fallback: number) => inQuery('pitch', 'degrees; positive looks do
 const helm = flag('helm', 1, '0 drops the hat layer (as outer=0 does)');
 const outer = flag('outer', 1, '0 hides the second skin layer (as helm=0 does)');
 const shadow = (fallback: 0 | 1) => flag('shadow', fallback, 'shadow under the feet');
-const bg = inQuery('bg', 'background colour RRGGBB (default transparent)', { type: 'string', pattern: '^#?[0-9a-fA-F]{6}$|^transparent$' }, { example: '336699', read: color });
+// Checked by color(): the document says it in words (a regular expression is no help to a reader).
+const bg = inQuery('bg', 'background colour: six hex digits RRGGBB (`336699`; a leading `#` is allowed, sent as `%23`), or `transparent` (the default)', { type: 'string' }, { example: '336699', read: color });
 const scale = inQuery('scale', 'zoom of the figure (default fits the canvas)', between('number', 0.25, 4));
 const shape = inQuery('shape', 'outline', choice(['square', 'circle'], 'square'));
 const view = inQuery('view', 'side shown', choice(['front', 'back'], 'front'));
@@ -59,7 +60,9 @@ const KINDS: Record<ImageKind, { summary: string; size: number; options: readonl
   cube: { summary: 'The head as a cube with its hat', size: 256, options: [yaw(0), pitch(0), helm, outer, bg, shadow(0), scale], unused: [shape, view] },
 };
 
-const unused = (p: Param): Param => ({ ...p, description: `${p.description}; checked, but no effect on this image` });
+// Every kind reads every option alike (a wrong value is still refused), so clients may send one
+// set of options to all of them; the ones this kind does not use are described as deprecated.
+const unused = (p: Param): Param => ({ ...p, deprecated: true, description: `${p.description}. Accepted for compatibility; this image does not use it.` });
 
 export const imageSummary = (kind: ImageKind) => KINDS[kind].summary;
 

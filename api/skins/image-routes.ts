@@ -5,7 +5,7 @@ import { ApiError } from '../../shared/errors.ts';
 import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
 import { singleFileForm } from '../http/multipart.ts';
 import { asFormField, choice, inQuery, type Param, type Params } from '../http/params.ts';
-import type { Route } from '../http/route-table.ts';
+import type { OperationDoc, Route } from '../http/route-table.ts';
 import { png } from '../docs/fragments.ts';
 import { object } from '../docs/schemas.ts';
 import { IMAGE_KINDS, imageOptions, imageParams, imageSummary, optionsKey, sizeParam, type ImageKind } from './image-params.ts';
@@ -65,7 +65,32 @@ const uploadFields: Param[] = [
   asFormField(inQuery('model', 'else guessed from the pixels', choice(['classic', 'slim']))),
   ...imageParams('render', 'query').slice(1).map(asFormField),
 ];
-const field = (p: Param) => [p.name, { ...p.schema, description: p.description }];
+const field = (p: Param) => [p.name, { ...p.schema, description: p.description, ...(p.deprecated ? { deprecated: true } : {}) }];
+
+/** The description of an upload whose form holds these fields. */
+function uploadDoc(fields: readonly Param[], description: string, example: Record<string, unknown>): OperationDoc {
+  return {
+    summary: 'Render an uploaded skin',
+    description: `${description} The render options may also be given in the query. The answer is not cached (Cache-Control: no-store).`,
+    body: {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: object({
+            file: { type: 'string', contentMediaType: 'image/png', maxLength: MAX_SKIN_BYTES, description: `skin PNG, at most ${MAX_SKIN_BYTES / 1024 / 1024} MB` },
+            ...Object.fromEntries(fields.map(field)),
+          }, fields.map((p) => p.name)),
+          example: { file: '(the PNG file)', ...example },
+        },
+      },
+    },
+    ok: png('the render of the uploaded skin'),
+    errors: ['missing_param', 'bad_request', 'invalid_skin', 'render_failed', 'overloaded'],
+  };
+}
+
+const upload = { limit: RATE_GROUPS.image, before: () => [uploadForm, formFieldsAsQuery], handle: renderUpload };
+const sizeField = asFormField(sizeParam('query', 256));
 
 function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
   const route = (sizeIn: 'path' | 'query'): Route<SkinsService> => ({
@@ -84,30 +109,19 @@ function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
 export const IMAGE_ROUTES: Route<SkinsService>[] = [
   ...IMAGE_KINDS.flatMap(imageRoutes),
   {
-    // OpenAPI forbids a second template that differs from /v1/render/{name} only in its
-    // parameter's name, so the document lists the upload under that path item.
-    method: 'post', path: '/v1/render/{size}', docPath: '/v1/render/{name}', limit: RATE_GROUPS.image,
-    params: [sizeParam('path', 256, 'the size in pixels (this segment holds no name for an upload)'), ...uploadFields],
-    before: () => [uploadForm, formFieldsAsQuery],
-    handle: renderUpload,
+    method: 'post', path: '/v1/render', ...upload, params: [sizeField, ...uploadFields],
+    doc: uploadDoc([sizeField, ...uploadFields], 'The size in pixels is a form field, as the options are.', { size: 256, model: 'slim', yaw: 30 }),
+  },
+  {
+    // The first address of the upload, kept for the clients that use it. OpenAPI forbids a second
+    // template that differs from /v1/render/{name} only in its parameter's name, so the document
+    // lists it under that path item, as deprecated (docs/openapi.md).
+    method: 'post', path: '/v1/render/{size}', docPath: '/v1/render/{name}', ...upload,
+    params: [sizeParam('path', 256, 'the size in pixels: for an upload this segment holds no name'), ...uploadFields],
     doc: {
-      summary: 'Render an uploaded skin',
-      description: 'The path segment is the size in pixels (POST /v1/render/256); there is no player name. '
-        + 'The render options may also be given in the query. The answer is not cached (Cache-Control: no-store).',
-      body: {
-        required: true,
-        content: {
-          'multipart/form-data': {
-            schema: object({
-              file: { type: 'string', contentMediaType: 'image/png', maxLength: MAX_SKIN_BYTES, description: `skin PNG, at most ${MAX_SKIN_BYTES / 1024 / 1024} MB` },
-              ...Object.fromEntries(uploadFields.map(field)),
-            }, uploadFields.map((p) => p.name)),
-            example: { file: '(the PNG file)', model: 'slim', yaw: 30 },
-          },
-        },
-      },
-      ok: png('the render of the uploaded skin'),
-      errors: ['missing_param', 'bad_request', 'invalid_skin', 'render_failed', 'overloaded'],
+      ...uploadDoc(uploadFields, 'The older address of POST /v1/render, kept for existing clients: the path segment is the size in pixels (POST /v1/render/256), not a player name.', { model: 'slim', yaw: 30 }),
+      summary: 'Render an uploaded skin (older address: the segment is the size)',
+      deprecated: true,
     },
   },
 ];

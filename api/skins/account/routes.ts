@@ -13,6 +13,7 @@ import { isoWithOffset } from '../records.ts';
 import { parseUuid } from '../validate.ts';
 import { oauthErrorCode, TokenRejected, type ExternalAccount } from './external-account.ts';
 import { pageLanguage } from '../../http/i18n.ts';
+import { serviceLinks } from '../../http/page.ts';
 import { renderLoginFailed } from '../pages/login-failed.ts';
 import type { PendingLogins } from './pending-login.ts';
 import { RATE_GROUPS } from '../route-params.ts';
@@ -23,11 +24,11 @@ import { expiring, TokenRefresher } from './token-refresh.ts';
 const TOKEN_NOTE = '此令牌等同于密码：不要分享、不要提交到代码仓库；它不会被本服务保存或记录。';
 
 /** Errors of the browser-facing callback: an HTML page for browsers, the envelope otherwise. */
-function failLogin(ctx: Context, error: ApiError): void {
+function failLogin(ctx: Context, a: AccountContext, error: ApiError): void {
   if (ctx.accepts('html', 'json') !== 'html') throw error;
   ctx.status = error.status;
   ctx.type = 'html';
-  ctx.body = renderLoginFailed(pageLanguage(ctx), error);
+  ctx.body = renderLoginFailed(pageLanguage(ctx), error, serviceLinks(a.service.config, ctx, 'skins'));
 }
 
 /** The provider's error on the callback (RFC 6749 4.1.2.1): only access_denied is the user's no. */
@@ -119,7 +120,7 @@ async function callback(ctx: Context, a: AccountContext, params: Params): Promis
     ctx.redirect('/');
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    failLogin(ctx, error);
+    failLogin(ctx, a, error);
   }
 }
 

@@ -1,6 +1,7 @@
 // GET /: what the service is, a live example, and the login state.
+import { html, scriptValue } from '../../http/html.ts';
 import type { Lang } from '../../http/i18n.ts';
-import { escapeHtml, layout, scriptString } from './layout.ts';
+import { page, type PageFrame } from '../../http/page.ts';
 
 export interface LandingData { demoPlayer: string; user: { name: string } | null; oauthConfigured: boolean }
 
@@ -37,18 +38,18 @@ const TEXT = {
   },
 } satisfies Record<Lang, Record<string, string>>;
 
-export function renderLanding(lang: Lang, data: LandingData): string {
-  const text = TEXT[lang];
+export function renderLanding(frame: PageFrame, data: LandingData): string {
+  const text = TEXT[frame.lang];
   const player = encodeURIComponent(data.demoPlayer);
   const login = data.user
-    ? `<p>${text.loggedIn} <strong id="user-name">${escapeHtml(data.user.name)}</strong> · <a href="/oauth/logout">${text.logout}</a></p>
+    ? html`<p>${text.loggedIn} <strong id="user-name">${data.user.name}</strong> · <a href="/oauth/logout">${text.logout}</a></p>
 <h3>${text.profiles}</h3><ul id="profiles"><li>${text.loading}</li></ul>
 <script>
 fetch('/v1/me/profiles?pretty=0').then((r) => r.json()).then((body) => {
   const list = document.getElementById('profiles');
   list.textContent = '';
   const profiles = body.success ? body.data.profiles : [];
-  if (!profiles.length) list.textContent = body.success ? ${scriptString(text.noProfiles)} : ${scriptString(text.profilesFailed)};
+  if (!profiles.length) list.textContent = body.success ? ${scriptValue(text.noProfiles)} : ${scriptValue(text.profilesFailed)};
   for (const p of profiles) {
     const li = document.createElement('li');
     const img = document.createElement('img');
@@ -61,14 +62,13 @@ fetch('/v1/me/profiles?pretty=0').then((r) => r.json()).then((body) => {
 });
 </script>`
     : data.oauthConfigured
-      ? `<p><a class="button" id="login" href="/oauth/external">${text.login}</a></p>`
-      : `<p>${text.notConfigured}</p>`;
-  const body = `
-<div class="card"><h2 id="heading">${text.heading}</h2>
+      ? html`<p><a class="button" id="login" href="/oauth/external">${text.login}</a></p>`
+      : html`<p>${text.notConfigured}</p>`;
+  return page(frame, `${text.title} · Skinfarm`, html`
+<div class="card"><h1 id="heading">${text.heading}</h1>
 <p>${text.intro}</p>
-<p>${text.example}: <code>/v1/player/${escapeHtml(data.demoPlayer)}</code></p>
+<p>${text.example}: <code>/v1/player/${data.demoPlayer}</code></p>
 <p class="example"><img id="example-avatar" src="/v1/avatar/${player}/64" alt="avatar" width="64" height="64">
 <img id="example-render" src="/v1/render/${player}/160?yaw=30&amp;pitch=10" alt="3D render" width="160" height="160"></p></div>
-<div class="card"><h2>${text.account}</h2>${login}</div>`;
-  return layout(lang, text.title, body);
+<div class="card"><h2>${text.account}</h2>${login}</div>`);
 }

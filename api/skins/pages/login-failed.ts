@@ -1,8 +1,9 @@
 // The page a browser sees when the OAuth callback fails, in the reader's language. The
 // explanation comes from the error code (the envelope's message and detail are Chinese).
 import type { ApiError, ErrorCode } from '../../../shared/errors.ts';
+import { html } from '../../http/html.ts';
 import type { Lang } from '../../http/i18n.ts';
-import { renderMessagePage } from './layout.ts';
+import { page, type ServiceLinks } from '../../http/page.ts';
 
 const TEXT = {
   en: { title: 'Login failed', retry: 'Log in again', fallback: 'The login could not be completed.' },
@@ -21,8 +22,10 @@ const REASONS: Partial<Record<ErrorCode, Record<Lang, string>>> = {
   upstream_busy: { en: 'The account site is busy; please try again later.', zh: '账号网站繁忙，请稍后再试。' },
 };
 
-export function renderLoginFailed(lang: Lang, error: ApiError): string {
+/** A message and a button to try again; the language switch leads to the home page. */
+export function renderLoginFailed(lang: Lang, error: ApiError, links: ServiceLinks): string {
   const text = TEXT[lang];
   const reason = REASONS[error.code]?.[lang] ?? text.fallback;
-  return renderMessagePage(lang, text.title, `${reason} (${error.code})`, { href: '/oauth/external', label: text.retry });
+  return page({ lang, links, service: 'skins' }, `${text.title} · Skinfarm`, html`<div class="card"><h1>${text.title}</h1><p>${reason} (${error.code})</p>
+<p><a class="button" href="/oauth/external">${text.retry}</a></p></div>`, { switchTarget: '/' });
 }

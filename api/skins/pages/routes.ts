@@ -2,7 +2,7 @@
 // /health (the same idea as media's and search's: cheap, local, no upstream call).
 import type { Context } from 'koa';
 import { ok } from '../../http/envelope.ts';
-import { pageLanguage } from '../../http/i18n.ts';
+import { pageFrame } from '../../http/page.ts';
 import type { Route } from '../../http/route-table.ts';
 import { data, html, pretty } from '../../docs/fragments.ts';
 import { HEALTH_DOC, ROOT_DOC } from '../../docs/shared-routes.ts';
@@ -19,7 +19,7 @@ async function landing(ctx: Context, { service, sessions, oauthConfigured }: Pag
   const user = (await sessions.load(ctx))?.data.user;
   ctx.type = 'html';
   ctx.set('Cache-Control', 'no-store');
-  ctx.body = renderLanding(pageLanguage(ctx), { demoPlayer: service.config.demoPlayer, user: user ?? null, oauthConfigured });
+  ctx.body = renderLanding(pageFrame(ctx, service.config, 'skins'), { demoPlayer: service.config.demoPlayer, user: user ?? null, oauthConfigured });
 }
 
 async function statusPage(ctx: Context, { service }: PagesDeps): Promise<void> {
@@ -27,7 +27,7 @@ async function statusPage(ctx: Context, { service }: PagesDeps): Promise<void> {
   const status = await service.status();
   ctx.type = 'html';
   ctx.set('Cache-Control', 'no-store');
-  ctx.body = renderStatusPage(pageLanguage(ctx), {
+  ctx.body = renderStatusPage(pageFrame(ctx, service.config, 'skins'), {
     version: status.version,
     uptimeMs: status.uptime_ms,
     responseMs: Number(process.hrtime.bigint() - started) / 1e6,

@@ -3,8 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
+import { html, scriptValue, type Html } from '../../http/html.ts';
 import type { Lang } from '../../http/i18n.ts';
-import { escapeHtml, layout, scriptString } from './layout.ts';
+import { page, type PageFrame } from '../../http/page.ts';
 
 // got does not export its package.json; read it next to the resolved entry point.
 const gotEntry = createRequire(import.meta.url).resolve('got');
@@ -47,46 +48,46 @@ function formatBytes(bytes: number | null, unknown: string): string {
   return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
 }
 
-export function renderStatusPage(lang: Lang, data: StatusPageData, now = new Date()): string {
-  const text = TEXT[lang];
+export function renderStatusPage(frame: PageFrame, data: StatusPageData, now = new Date()): string {
+  const text = TEXT[frame.lang];
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const rows = (pairs: [string, string][]) => pairs.map(([k, v]) => `<tr><th>${escapeHtml(k)}</th><td>${v}</td></tr>`).join('');
+  const rows = (pairs: Array<[string, unknown]>) => pairs.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`);
   const sources = Object.entries(data.sources).map(([id, s]) =>
-    `<tr><th>${escapeHtml(id)}</th><td>${s.enabled ? (s.ok ? text.ok : text.failing) : text.disabled}${s.last_error ? ` <small>(${text.lastError}: ${escapeHtml(s.last_error)})</small>` : ''}</td></tr>`).join('');
-  const body = `
-<div class="card"><h2>${text.heading}</h2><table>${rows([
-    [text.version, escapeHtml(data.version)],
+    html`<tr><th>${id}</th><td>${s.enabled ? (s.ok ? text.ok : text.failing) : text.disabled}${s.last_error && html` <small>(${text.lastError}: ${s.last_error})</small>`}</td></tr>`);
+  const table = (content: Html[]) => html`<table class="plain">${content}</table>`;
+  return page(frame, `${text.title} · Skinfarm`, html`
+<div class="card"><h1>${text.heading}</h1>${table(rows([
+    [text.version, data.version],
     [text.uptime, `${Math.round(data.uptimeMs / 1000)} s`],
-    [text.imageLibrary, `sharp ${escapeHtml(sharp.versions.sharp)} (libvips ${escapeHtml(sharp.versions.vips)}) ${text.ok}`],
-    [text.httpClient, `got ${escapeHtml(GOT_VERSION)} ${text.ok}`],
-    [text.responseTime, `<span id="response-time">${data.responseMs.toFixed(2)} ms</span>`],
-    [text.serverTime, `<time datetime="${now.toISOString()}">${escapeHtml(now.toISOString())}</time> (${escapeHtml(zone)})`],
-  ])}</table></div>
-<div class="card"><h3>${text.sources}</h3><table>${sources}</table>
+    [text.imageLibrary, `sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}) ${text.ok}`],
+    [text.httpClient, `got ${GOT_VERSION} ${text.ok}`],
+    [text.responseTime, html`<span id="response-time">${data.responseMs.toFixed(2)} ms</span>`],
+    [text.serverTime, html`<time datetime="${now.toISOString()}">${now.toISOString()}</time> (${zone})`],
+  ]))}</div>
+<div class="card"><h2>${text.sources}</h2>${table(sources)}
 <p><button class="button" id="probe" type="button">${text.probe}</button> <span id="probe-result"></span></p></div>
-<div class="card"><h3>${text.cache}</h3><table>${rows([
-    [text.backend, escapeHtml(data.cache.backend)],
-    [text.entries, String(data.cache.entries)],
+<div class="card"><h2>${text.cache}</h2>${table(rows([
+    [text.backend, data.cache.backend],
+    [text.entries, data.cache.entries],
     [text.size, formatBytes(data.cache.bytes, text.unknown)],
-    [text.hits, String(data.cache.hits)],
-    [text.misses, String(data.cache.misses)],
-    [text.stale, String(data.cache.stale)],
-  ])}</table></div>
-<div class="card"><h3>${text.entryPoints}</h3><ul>
+    [text.hits, data.cache.hits],
+    [text.misses, data.cache.misses],
+    [text.stale, data.cache.stale],
+  ]))}</div>
+<div class="card"><h2>${text.entryPoints}</h2><ul>
 <li><a href="/v1/status">/v1/status</a> (JSON)</li><li><a href="/v1/sources">/v1/sources</a></li>
 <li><a href="/docs">/docs</a> ${text.docs}</li><li><a href="/openapi.json">/openapi.json</a></li><li><a href="/">${text.home}</a></li></ul></div>
 <script>
 document.getElementById('probe').addEventListener('click', async () => {
   const out = document.getElementById('probe-result');
-  out.textContent = ${scriptString(text.probing)};
+  out.textContent = ${scriptValue(text.probing)};
   try {
     const res = await fetch('/v1/status/probe?pretty=0');
     const body = await res.json();
     out.textContent = body.success
-      ? Object.entries(body.data).map(([id, r]) => id + ': ' + (r.ok ? 'OK ' + r.ms + ' ms' : ${scriptString(text.probeFailed)} + ' (' + r.error + ')')).join(' · ')
-      : ${scriptString(text.requestFailed)} + ' (' + body.code + ')';
-  } catch (e) { out.textContent = ${scriptString(text.requestFailed)}; }
+      ? Object.entries(body.data).map(([id, r]) => id + ': ' + (r.ok ? 'OK ' + r.ms + ' ms' : ${scriptValue(text.probeFailed)} + ' (' + r.error + ')')).join(' · ')
+      : ${scriptValue(text.requestFailed)} + ' (' + body.code + ')';
+  } catch (e) { out.textContent = ${scriptValue(text.requestFailed)}; }
 });
-</script>`;
-  return layout(lang, text.title, body);
+</script>`, { section: 'status' });
 }

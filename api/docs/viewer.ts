@@ -1,0 +1,68 @@
+// The files of the API viewer on /docs: Swagger UI (swagger-ui-dist, Apache-2.0, from
+// node_modules: no CDN, so /docs works offline) and our start script. A request names a file of
+// this fixed table or gets 404: no request text ever becomes a path on disk.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import type { Context } from 'koa';
+import { ApiError } from '../../shared/errors.ts';
+import { etagMatches } from '../skins/image-response.ts';
+
+const resolve = createRequire(import.meta.url).resolve;
+const dist = (name: string) => resolve(`swagger-ui-dist/${name}`);
+
+// Koa adds the charset (utf-8) to these text types.
+const JS = 'text/javascript';
+const TEXT = 'text/plain';
+const SOURCES: Record<string, { file: string; type: string }> = {
+  'swagger-ui-bundle.js': { file: dist('swagger-ui-bundle.js'), type: JS },
+  'swagger-ui.css': { file: dist('swagger-ui.css'), type: 'text/css' },
+  // The licences the bundle names; Apache-2.0 asks for them beside what is handed out.
+  'swagger-ui-bundle.js.LICENSE.txt': { file: dist('swagger-ui-bundle.js.LICENSE.txt'), type: TEXT },
+  'LICENSE.swagger-ui.txt': { file: dist('LICENSE'), type: TEXT },
+  'viewer.js': { file: fileURLToPath(new URL('viewer.js', import.meta.url)), type: JS },
+};
+/** The names /docs/assets/{file} answers. */
+export const ASSET_NAMES = Object.keys(SOURCES);
+/** The asset types, for the document. */
+export const ASSET_TYPES = [...new Set(Object.values(SOURCES).map((s) => s.type))];
+
+interface Asset { body: Buffer; etag: string; type: string; gzipped: Promise<Buffer> }
+const loaded = new Map<string, Asset>();
+const compress = promisify(gzip);
+
+/** Read on first use (the bundle is 1.7 MB) and kept; compressed once, off the event loop. */
+function asset(name: string): Asset | undefined {
+  const source = Object.hasOwn(SOURCES, name) ? SOURCES[name] : undefined;
+  if (!source) return undefined;
+  let found = loaded.get(name);
+  if (!found) {
+    const body = readFileSync(source.file);
+    found = { body, type: source.type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, gzipped: compress(body, { level: 9 }) };
+    loaded.set(name, found);
+  }
+  return found;
+}
+
+/** GET /docs/assets/{file}: revalidated on each use (a new version is seen at once), 304 when unchanged. */
+export async function sendAsset(ctx: Context, name: string): Promise<void> {
+  const found = asset(name);
+  if (!found) throw new ApiError('route_not_found', { detail: 'no such file of the API viewer' });
+  ctx.set('ETag', found.etag);
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.vary('Accept-Encoding');
+  if (etagMatches(ctx.get('If-None-Match'), found.etag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = found.type;
+  if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.body = await found.gzipped;
+  } else {
+    ctx.body = found.body;
+  }
+}
