@@ -132,8 +132,8 @@ export async function checkCacheRedis(client: RedisClientType, sharedWithState: 
     return;
   }
   const policy = settings['maxmemory-policy'] ?? '';
-  if (settings.maxmemory === '0') log.warn('the cache Redis has no maxmemory: it grows with every distinct image; set maxmemory with an LRU policy (README, Security)');
+  if (settings.maxmemory === '0') log.warn('the cache Redis has no maxmemory: it grows with every distinct image; set maxmemory with an LRU policy (docs/security.md)');
   if (sharedWithState && policy.startsWith('allkeys-')) {
-    log.warn(`REDIS_URL evicts any key (maxmemory-policy ${policy}) and also holds the cache: image churn can evict sessions, search keys and rate-limit counters; set CACHE_REDIS_URL to a Redis of its own (README, Security)`);
+    log.warn(`REDIS_URL evicts any key (maxmemory-policy ${policy}) and also holds the cache: image churn can evict sessions, search keys and rate-limit counters; set CACHE_REDIS_URL to a Redis of its own (docs/security.md)`);
   }
 }

@@ -1,6 +1,6 @@
 // Operator CLI for search API keys, on the same store as the running service (REDIS_URL, else
 // the JSON file in DATA_DIR). Same validation as the admin API.
-//   npm run search-keys -- create --name NAME [--plan basic|premium] [--duration 2m|lifetime | --expires-at ISO] [--limit N]
+//   npm run search-keys -- create --name NAME [--plan basic|premium] [--duration 2m|lifetime | --expires-at ISO] [--limit N] [--key-only]
 //   npm run search-keys -- list [--json]
 //   npm run search-keys -- update ID [--disable | --enable] [--limit N|none] [--expires-at ISO|never]
 //   npm run search-keys -- delete ID
@@ -14,7 +14,7 @@ import { isApiError } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 
 const USAGE = `usage:
-  search-keys create --name NAME [--plan basic|premium] [--duration 2m|1y|lifetime | --expires-at ISO] [--limit N]
+  search-keys create --name NAME [--plan basic|premium] [--duration 2m|1y|lifetime | --expires-at ISO] [--limit N] [--key-only]
   search-keys list [--json]
   search-keys update ID [--disable | --enable] [--limit N|none] [--expires-at ISO|never]
   search-keys delete ID`;
@@ -28,6 +28,7 @@ const OPTIONS = {
   disable: { type: 'boolean' },
   enable: { type: 'boolean' },
   json: { type: 'boolean' },
+  'key-only': { type: 'boolean' },
 } as const;
 
 /** A problem the operator fixes by running the command differently; `status` is the exit code. */
@@ -66,7 +67,8 @@ async function main(argv: string[]): Promise<void> {
         if (values.limit !== undefined) body.request_limit = limitValue(values.limit);
         const input = parseCreateInput(Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
         const { key, record } = await store.create(input);
-        console.log(JSON.stringify({ ...publicKey(record), key }, null, 2));
+        // --key-only: the key alone, for a shell variable (KEY=$(npm run -s search-keys -- create ... --key-only)).
+        console.log(values['key-only'] ? key : JSON.stringify({ ...publicKey(record), key }, null, 2));
         console.error('The key is shown only now: store it safely.');
         break;
       }
