@@ -15,6 +15,7 @@
 // process (SwiftShader) that draws for all of its pages in turn; two pages in two browsers drew
 // 3-12% more than two pages sharing one on two cores (docs/benchmarks.md), and a crash takes
 // down half the pages instead of all. With a GPU, pages share one browser.
+import { existsSync } from 'node:fs';
 import { RenderError, RenderFarmConfigError } from './errors.ts';
 import { ownBytes } from '../shared/own-bytes.ts';
 import type { Logger } from '../shared/log.ts';
@@ -41,10 +42,11 @@ export interface RenderFarmConfig {
   /** A page whose JS heap passes this (read every 32 batches) is replaced between batches. Default 256 MiB. */
   pageHeapLimitBytes?: number;
   /**
-   * Tests only, never set by the API: jobs of this output size hang their page; this many pages
-   * opened after the start draw their self-check at another angle (as a page drawing wrong would).
+   * An ES module file every page loads: its default export gets the page's API and returns the
+   * one the worker calls (PageExtension, renderer/page/api.ts), to watch or change what a page
+   * does. The tests make pages hang or draw wrong with it. Default none.
    */
-  testHooks?: { hangOnSize?: number; wrongSelfChecks?: number };
+  pageExtension?: string | null;
 }
 
 /** Checks every option before anything starts: a batch size of 0 used to make dispatch loop forever. */
@@ -61,6 +63,8 @@ function validate(config: RenderFarmConfig): void {
   whole('browsers', 1, 64);
   whole('pageHeapLimitBytes', 1 << 20, 2 ** 40);
   if (!['auto', 'on', 'off'].includes(config.gpu)) throw new RenderFarmConfigError('gpu', '"auto", "on" or "off"', config.gpu);
+  // Else every page's thread would fail to start, and the farm with it, long after.
+  if (config.pageExtension != null && !existsSync(config.pageExtension)) throw new RenderFarmConfigError('pageExtension', 'an existing file', config.pageExtension);
 }
 
 export interface FarmStats {
@@ -117,16 +121,13 @@ export class RenderFarm {
   private selfCheck: string | null = null;
   /** Browsers whose fresh page failed its self-check: the next recovery replaces them. */
   private readonly suspect = new Set<LaunchedBrowser>();
-  /** testHooks.wrongSelfChecks still to come. */
-  private wrongSelfChecks: number;
 
   private constructor(config: Required<RenderFarmConfig>, log: Logger, browsers: LaunchedBrowser[]) {
     this.config = config;
     this.log = log;
     this.browsers = browsers;
     // Page number `slot` lives in browser slot % browsers.
-    this.pages = Array.from({ length: config.workers }, (_, slot) => ({ batches: 0, slot, doubted: -1, worker: new PageWorker(slot, BATCHES_PER_PAGE, (targetId) => this.closeTarget(slot, targetId)) }));
-    this.wrongSelfChecks = config.testHooks.wrongSelfChecks ?? 0;
+    this.pages = Array.from({ length: config.workers }, (_, slot) => ({ batches: 0, slot, doubted: -1, worker: new PageWorker(slot, BATCHES_PER_PAGE, config.pageExtension, (targetId) => this.closeTarget(slot, targetId)) }));
     const [first] = browsers;
     this.infoCache = { browserVersion: '', webglRenderer: '', gpu: first.gpu, executable: first.resolved.executablePath, browsers: browsers.length };
     for (const browser of browsers) this.watch(browser);
@@ -149,7 +150,7 @@ export class RenderFarm {
       batchSize: config.batchSize ?? 8,
       browsers: Math.min(workers, Math.max(1, config.browsers ?? (gpu ? 1 : workers))),
       pageHeapLimitBytes: config.pageHeapLimitBytes ?? 256 << 20,
-      testHooks: config.testHooks ?? {},
+      pageExtension: config.pageExtension ?? null,
     };
     // All launches settle before a failure counts, so the browsers that did start are closed.
     const launches = await Promise.allSettled(Array.from({ length: full.browsers }, () => launchBrowser(full.chromiumPath, full.gpu, log, stop)));
@@ -195,8 +196,7 @@ export class RenderFarm {
   }
 
   private task(jobs: WireJob[], probe?: WorkerTask['probe']): WorkerTask {
-    const wrongSelfCheck = this.selfCheck !== null && this.wrongSelfChecks > 0 ? true : undefined;
-    return { browsers: this.browsers.map((b) => ({ key: b.key, pid: b.pid })), jobs, pageHeapLimitBytes: this.config.pageHeapLimitBytes, selfCheck: this.selfCheck, probe, wrongSelfCheck };
+    return { browsers: this.browsers.map((b) => ({ key: b.key, pid: b.pid })), jobs, pageHeapLimitBytes: this.config.pageHeapLimitBytes, selfCheck: this.selfCheck, probe };
   }
 
   /** Asks a page for its WebGL renderer or its memory; a page that does not answer by `signal` is replaced. */
@@ -222,12 +222,6 @@ export class RenderFarm {
   async trim(): Promise<void> {
     if (this.closed) return;
     await Promise.all(this.pages.map((page) => this.probe(page, 'trim', AbortSignal.timeout(this.config.jobTimeoutMs)).catch(() => {})));
-  }
-
-  /** A job's wire form, marked to hang its page when a test asks for that. */
-  private wire(job: RenderJob): WireJob {
-    const wire = toWireJob(job);
-    return job.size === this.config.testHooks.hangOnSize ? { ...wire, hang: true } : wire;
   }
 
   render(job: RenderJob): Promise<Buffer> {
@@ -287,7 +281,7 @@ export class RenderFarm {
     let images: WorkerResult['images'] = [];
     let failure: unknown = null;
     try {
-      images = (await page.worker.run(this.task(batch.map((p) => this.wire(p.job))), holder.signal)).images ?? [];
+      images = (await page.worker.run(this.task(batch.map((p) => toWireJob(p.job))), holder.signal)).images ?? [];
     } catch (error) {
       failure = error;
       if (holder.signal.aborted) this.closeStuck(page);
@@ -327,7 +321,6 @@ export class RenderFarm {
     const browser = this.browsers[page.slot % this.browsers.length];
     if (error.message.startsWith(SELF_CHECK_FAILED)) {
       this.counters.selfCheckFailures += 1;
-      this.wrongSelfChecks = Math.max(0, this.wrongSelfChecks - 1);
       this.suspect.add(browser);
       this.log.warn('a fresh render page failed its self-check; restarting its browser', { err: error.message, jobs });
     } else if (error.message.startsWith(IN_DOUBT)) {

@@ -30,13 +30,9 @@ export interface RenderJob extends ViewOptions {
 export interface WireTexture { key: string; width: number; height: number; data: Uint8Array }
 
 /** A job as a worker thread gets it (structured-cloned). */
-export interface WireJob extends Omit<RenderJob, 'skin' | 'cape'> {
-  skin: WireTexture; cape: WireTexture | null;
-  /** Tests only (RenderFarmConfig.testHooks): the page hangs on this job. */
-  hang?: true;
-}
+export interface WireJob extends Omit<RenderJob, 'skin' | 'cape'> { skin: WireTexture; cape: WireTexture | null }
 
-/** A job as the page sees it: a texture's bytes (base64) only when the page does not hold it yet. */
+/** A job as the page sees it (renderer/page/api.ts): a texture's bytes (base64) only when the page does not hold it yet. */
 export interface PageTexture { key: string; width: number; height: number; base64: string | null }
 export interface PageJob extends Omit<WireJob, 'skin' | 'cape'> { skin: PageTexture; cape: PageTexture | null }
 
@@ -54,11 +50,7 @@ export interface BrowserRef { key: string; pid: number }
  * drawing, or (`trim`) replaces a page that has drawn by a fresh one and has the thread collect
  * its garbage.
  */
-export interface WorkerTask {
-  browsers: BrowserRef[]; jobs: WireJob[]; pageHeapLimitBytes: number; selfCheck: string | null; probe?: 'info' | 'memory' | 'trim';
-  /** Tests only (RenderFarmConfig.testHooks): a page opened for this task draws its self-check at another angle. */
-  wrongSelfCheck?: true;
-}
+export interface WorkerTask { browsers: BrowserRef[]; jobs: WireJob[]; pageHeapLimitBytes: number; selfCheck: string | null; probe?: 'info' | 'memory' | 'trim' }
 export interface WorkerResult {
   images?: Array<Buffer | Uint8Array | { error: string }>; memory?: PageMemory;
   info?: { renderer: string; version: string; selfCheck: string };

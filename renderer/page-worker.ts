@@ -14,6 +14,9 @@ import type { ConnectRequest } from './relay-transport.ts';
  */
 export interface OpenedMessage { opened: string }
 
+/** What each thread is started with: its page's number, and the page extension its pages load (RenderFarmConfig.pageExtension). */
+export interface PageWorkerData { slot: number; pageExtension: string | null }
+
 export class PageWorker {
   private readonly pool: Piscina<WorkerTask, WorkerResult>;
   /** The DevTools target id of the page the thread has open, so the farm can close a stuck one. */
@@ -22,18 +25,18 @@ export class PageWorker {
   opened = 0;
 
   /**
-   * Page number `slot`, drawing up to `tasksAtOnce` batches at a time. `orphaned` gets the target
-   * id of a page left behind when a new thread opened its own (the old thread died for any
-   * reason): nothing else would close it.
+   * Page number `slot`, drawing up to `tasksAtOnce` batches at a time, its pages loading
+   * `pageExtension` (null: none). `orphaned` gets the target id of a page left behind when a new
+   * thread opened its own (the old thread died for any reason): nothing else would close it.
    */
-  constructor(slot: number, tasksAtOnce: number, orphaned: (targetId: string) => void) {
+  constructor(slot: number, tasksAtOnce: number, pageExtension: string | null, orphaned: (targetId: string) => void) {
     this.pool = new Piscina<WorkerTask, WorkerResult>({
       filename: new URL('./render-worker.ts', import.meta.url).href,
       minThreads: 1,
       maxThreads: 1,
       concurrentTasksPerWorker: tasksAtOnce,
       idleTimeout: Number.MAX_SAFE_INTEGER,
-      workerData: { slot },
+      workerData: { slot, pageExtension } satisfies PageWorkerData,
       // A guard, not a budget: a thread holds a few MB (its texture mirror, a batch in flight).
       // Reaching it ends the thread; its batches are retried once and its page is closed.
       resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 },

@@ -15,7 +15,8 @@ import { collectGarbage } from '../shared/collect-garbage.ts';
 import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize, POSES } from '../shared/skin-layout.ts';
 import { defaultSkin } from './default-skins.ts';
 import { IN_DOUBT, SELF_CHECK_FAILED, toWireJob, type BrowserRef, type PageJob, type PageMemory, type PageTexture, type WireJob, type WireTexture, type WorkerTask, type WorkerResult } from './jobs.ts';
-import type { OpenedMessage } from './page-worker.ts';
+import type { PageApi, PageLayout } from './page/api.ts';
+import type { OpenedMessage, PageWorkerData } from './page-worker.ts';
 import { gpuProcess, gpuStillRunning, type Proc } from './processes.ts';
 import { connectBrowser } from './relay-transport.ts';
 
@@ -23,13 +24,16 @@ const ORIGIN = 'http://skinfarm.render';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const threeDir = path.dirname(createRequire(import.meta.url).resolve('three'));
 
+/** This worker's page number (the page lives in browser slot % browsers), and the farm's page extension. */
+const { slot, pageExtension } = workerData as PageWorkerData;
+
 /** The texture layout and poses the page draws with, from the one definition in shared/skin-layout.ts. */
-const LAYOUT = {
+const LAYOUT: PageLayout = {
   parts: Object.fromEntries(['classic', 'slim'].map((model) => [model, Object.fromEntries(PART_NAMES.map((part) => [part, {
     size: partSize(part, model === 'slim'),
     inner: partFaces(part, 'inner', model === 'slim'),
     outer: partFaces(part, 'outer', model === 'slim'),
-  }]))])),
+  }]))])) as PageLayout['parts'],
   cape: { size: CAPE_SIZE, faces: capeFaces() },
   poses: POSES,
 };
@@ -49,14 +53,14 @@ const FILES: Record<string, { type: string; body: string }> = {
     // often gives no WebGL context, and three.js throws): the page says so instead of never
     // becoming ready.
     body: `<!doctype html><meta charset="utf-8"><script>addEventListener('error', (e) => { window.sceneError ??= String(e.message); });</script>`
-      + `<script type="importmap">{"imports":{"three":"/three.module.js"}}</script><script type="module" src="/scene.js"></script>`,
+      + `<script type="importmap">{"imports":{"three":"/three.module.js"}}</script><script type="module" src="/main.js"></script>`,
   },
   '/three.module.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.module.js'), 'utf8') },
   '/three.core.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.core.js'), 'utf8') },
-  '/scene.js': { type: 'text/javascript', body: readFileSync(path.join(here, 'page/scene.js'), 'utf8') },
-  '/edges.js': { type: 'text/javascript', body: readFileSync(path.join(here, 'page/edges.js'), 'utf8') },
-  '/skin-layout.js': { type: 'text/javascript', body: `export default ${JSON.stringify(LAYOUT)};` },
-  '/page-settings.js': { type: 'text/javascript', body: `export const TEXTURE_BYTES = ${TEXTURE_BYTES};` },
+  ...Object.fromEntries(['main.js', 'scene.js', 'edges.js'].map((file) => [`/${file}`, { type: 'text/javascript', body: readFileSync(path.join(here, 'page', file), 'utf8') }])),
+  '/extension.js': { type: 'text/javascript', body: readFileSync(pageExtension ?? path.join(here, 'page/extension.js'), 'utf8') },
+  // What renderer/page/page-settings.d.ts declares.
+  '/page-settings.js': { type: 'text/javascript', body: `export const LAYOUT = ${JSON.stringify(LAYOUT)};\nexport const TEXTURE_BYTES = ${TEXTURE_BYTES};` },
 };
 
 /**
@@ -119,13 +123,10 @@ const MEMORY_CHECK_EVERY = 32;
  */
 const COLLECT_ABOVE_BYTES = 24 << 20;
 
-/** This worker's page number: the page lives in browser slot % browsers. */
-const { slot } = workerData as { slot: number };
-
 interface PageState {
   key: string; browser: Browser; page: Page; cdp: CDPSession; textures: PageTextures;
-  /** The page's window, which renderJobs is called on (no expression to compile per batch). */
-  window: string;
+  /** The page's API (window.skinfarm), which `call` calls functions of (no expression to compile per batch). */
+  api: string;
   /** Which opening this is: a failure reported late by an older page must not drop a newer one. */
   generation: number;
   /** Why the page crashed, once it has; CDP calls to a crashed page never answer. */
@@ -175,13 +176,13 @@ async function loadScene(browser: Browser, page: Page, cdp: CDPSession): Promise
   });
   // Generous: on a loaded two-core machine a new page and three.js can take many seconds.
   await page.goto(`${ORIGIN}/index.html`, { waitUntil: 'load', timeout: 60_000 });
-  await page.waitForFunction('window.sceneReady === true || window.sceneError !== undefined', { timeout: 60_000 });
-  const failed = await page.evaluate('window.sceneReady === true ? null : window.sceneError');
+  await page.waitForFunction(() => window.sceneReady === true || window.sceneError !== undefined, { timeout: 60_000 });
+  const failed = await page.evaluate(() => (window.sceneReady === true ? null : window.sceneError));
   if (failed) throw new Error(`${SELF_CHECK_FAILED}the scene did not load: ${failed}`);
   await cdp.send('Performance.enable');
-  const { result } = await cdp.send('Runtime.evaluate', { expression: 'window' });
+  const { result } = await cdp.send('Runtime.evaluate', { expression: 'window.skinfarm' });
   const state = {
-    browser, page, cdp, window: result.objectId!, textures: new PageTextures(), crash: null as Error | null, waiting: new Set<(error: Error) => void>(),
+    browser, page, cdp, api: result.objectId!, textures: new PageTextures(), crash: null as Error | null, waiting: new Set<(error: Error) => void>(),
     busy: 0, batches: 0, worn: false, drawn: 0, gpu: null, selfCheck: '',
   };
   page.once('error', (error) => {
@@ -204,7 +205,7 @@ async function openTrusted(browser: BrowserRef, opening: number, task: WorkerTas
   for (let attempt = 1; ; attempt += 1) {
     const gpu = gpuProcess(browser.pid);
     const opened = await openPage(browser.key, opening);
-    const digest = await selfCheck(opened, task.wrongSelfCheck ? { ...SELF_CHECK, yaw: SELF_CHECK.yaw + 1 } : SELF_CHECK).catch((error: Error) => {
+    const digest = await selfCheck(opened).catch((error: Error) => {
       if (LOST.test(error.message)) return null;
       closePage(opened);
       throw error;
@@ -221,9 +222,9 @@ async function openTrusted(browser: BrowserRef, opening: number, task: WorkerTas
   }
 }
 
-/** Draws the self-check (SELF_CHECK but when a test says otherwise); its PNG's digest. */
-async function selfCheck(current: PageState, job: WireJob): Promise<string> {
-  const [answer] = (await call(current, 'renderJobs', current.textures.forBatch([job]))) as Array<string | { error: string }>;
+/** Draws the self-check; its PNG's digest. */
+async function selfCheck(current: PageState): Promise<string> {
+  const [answer] = await call(current, 'renderBatch', current.textures.forBatch([SELF_CHECK]));
   if (typeof answer !== 'string') throw new Error(`the self-check render failed: ${answer.error}`);
   return createHash('sha256').update(answer).digest('base64url');
 }
@@ -267,15 +268,15 @@ async function takePage(browser: BrowserRef, task: WorkerTask): Promise<PageStat
 }
 
 /**
- * Calls a function of the page's window with `args` (sent as JSON values: no script to compile);
+ * Calls a function of the page's API with `args` (sent as JSON values: no script to compile);
  * fails when the page crashes. A page that does not answer is the farm's to give up: it ends
  * this thread when the job's time is up.
  */
-async function call(current: PageState, name: string, ...args: unknown[]): Promise<unknown> {
+async function call<Name extends keyof PageApi>(current: PageState, name: Name, ...args: Parameters<PageApi[Name]>): Promise<ReturnType<PageApi[Name]>> {
   current.busy += 1;
   try {
     const reply = await unlessCrashed(current, current.cdp.send('Runtime.callFunctionOn', {
-      objectId: current.window,
+      objectId: current.api,
       functionDeclaration: `function (...args) { return this.${name}(...args); }`,
       arguments: args.map((value) => ({ value })),
       returnByValue: true,
@@ -310,7 +311,7 @@ async function jsHeapUsed(current: PageState): Promise<number> {
 async function pageMemory(current: PageState): Promise<PageMemory> {
   await unlessCrashed(current, current.cdp.send('HeapProfiler.collectGarbage'));
   const jsHeapBytes = await jsHeapUsed(current);
-  const counts = (await call(current, 'pageMemory')) as Omit<PageMemory, 'jsHeapBytes'>;
+  const counts = await call(current, 'memory');
   return { jsHeapBytes, ...counts };
 }
 
@@ -342,13 +343,13 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
   const current = await takePage(browser, task);
   const { textures } = current;
   try {
-    if (task.probe === 'info') return { info: { ...(await call(current, 'webglInfo')) as { renderer: string; version: string }, selfCheck: current.selfCheck } };
+    if (task.probe === 'info') return { info: { ...await call(current, 'webglInfo'), selfCheck: current.selfCheck } };
     if (task.probe === 'memory') return { memory: await pageMemory(current) };
     if (task.probe === 'trim') {
       await trim(current, task, browser);
       return {};
     }
-    const draw = (jobs: WireJob[]) => call(current, 'renderJobs', textures.forBatch(jobs)) as Promise<Array<string | { error: string }>>;
+    const draw = (jobs: WireJob[]) => call(current, 'renderBatch', textures.forBatch(jobs));
     const answers = await draw(task.jobs);
     current.drawn += task.jobs.length;
     // Should the page ever lack a texture the mirror thought it held, those jobs go once more

@@ -4,6 +4,7 @@
 // blank images, then every render without its ground shadow, answered 200 and cached). Then a
 // fresh page that draws its known-answer render wrong, and the whole chain through the service.
 // Real Chromium; one farm for the load tests, in order.
+import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import sharp from 'sharp';
 import { RenderError } from '../renderer/errors.ts';
@@ -99,7 +100,9 @@ test('a GPU process killed again and again: Chromium gives pages no WebGL after 
 });
 
 test('a fresh page that draws its known answer wrong draws for no one: its browser is replaced and the job runs there', async (t) => {
-  const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', jobTimeoutMs: 60_000, testHooks: { wrongSelfChecks: 1 } },
+  // The page extension has the second page a browser opens draw its self-check at another angle.
+  const pageExtension = fileURLToPath(new URL('helpers/page-that-draws-wrong.js', import.meta.url));
+  const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', jobTimeoutMs: 60_000, pageExtension },
     createLogger('warn', {}, (line) => warnings.push(line)));
   t.teardown(() => one.close());
   const expected = await one.render(jobs[1]);

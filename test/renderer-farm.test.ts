@@ -2,6 +2,7 @@
 // page or browser (the job is retried once) and a hung page, refuses work beyond its queue,
 // closes cleanly.
 // Real Chromium pages in Piscina workers; one farm for the file, tests in order.
+import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { RenderFarm } from '../renderer/farm.ts';
 import type { RenderJob } from '../renderer/jobs.ts';
@@ -113,9 +114,10 @@ test.serial('a hung page is given up after the job timeout and replaced; renderi
 });
 
 test.serial('a job whose page hangs times out, the page is closed and replaced, and the next jobs render on one page', async (t) => {
-  // The hook makes the page spin forever on a job of this size: only ending its thread frees the farm's page.
+  // The page extension makes the page spin forever on a job of size 33: only ending its thread frees the farm's page.
   // Time enough for a new page to load three.js on a loaded two-core host.
-  const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', batchSize: 1, jobTimeoutMs: 6000, testHooks: { hangOnSize: 33 } },
+  const pageExtension = fileURLToPath(new URL('helpers/page-that-hangs.js', import.meta.url));
+  const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', batchSize: 1, jobTimeoutMs: 6000, pageExtension },
     createLogger('warn', {}, (line) => warnings.push(line)));
   try {
     const [browser] = one.browserPids();
@@ -162,6 +164,7 @@ test('options are checked before anything starts, each error naming its option',
     [{ queueLimit: 1.5 }, /RenderFarmConfig\.queueLimit/],
     [{ jobTimeoutMs: -1 }, /RenderFarmConfig\.jobTimeoutMs/],
     [{ gpu: 'maybe' }, /RenderFarmConfig\.gpu/],
+    [{ pageExtension: '/no/such/extension.js' }, /RenderFarmConfig\.pageExtension must be an existing file \(got "\/no\/such\/extension\.js"\)/],
   ];
   for (const [change, message] of bad) {
     const error = await t.throwsAsync(() => RenderFarm.create({ workers: 1, gpu: 'off', ...change } as never, createLogger('error')));

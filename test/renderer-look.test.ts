@@ -7,7 +7,6 @@ import test from 'ava';
 import sharp from 'sharp';
 import { RenderFarm } from '../renderer/farm.ts';
 import type { RenderJob } from '../renderer/jobs.ts';
-// @ts-expect-error: a plain JavaScript module of the page, without types
 import { finishTile } from '../renderer/page/edges.js';
 import { paintCape, paintSkin, type Painter, type Rgba } from '../renderer/skin-paint.ts';
 import { normalizeCape, normalizeSkin, type NormalizedSkin } from '../renderer/skin-normalize.ts';

@@ -1,5 +1,6 @@
 // One page's one-thread Piscina as the farm drives it, on a real Chromium: two batches on the
 // thread at once, and what aborting one does to the thread, the other batch and the next task.
+import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { launchBrowser } from '../renderer/browser.ts';
 import { toWireJob, type WireJob, type WorkerTask } from '../renderer/jobs.ts';
@@ -13,7 +14,8 @@ const isPng = (b: Uint8Array) => Buffer.from(b).subarray(1, 4).equals(Buffer.fro
 test('an aborted task ends its thread, failing the other batch it held; the next task gets a fresh thread and page, and the old page is handed back', async (t) => {
   const browser = await launchBrowser(null, 'off', createLogger('warn', {}, () => {}));
   const orphaned: string[] = [];
-  const worker = new PageWorker(0, 2, (targetId) => orphaned.push(targetId));
+  // Its pages spin forever on a job of size 33.
+  const worker = new PageWorker(0, 2, fileURLToPath(new URL('helpers/page-that-hangs.js', import.meta.url)), (targetId) => orphaned.push(targetId));
   try {
     const skin = await normalizeSkin(await drawSkin({}));
     const job = toWireJob({ kind: 'render', skin, slim: false, size: 64, yaw: 20, pitch: 10, shadow: true, outer: true, bg: null });
@@ -27,7 +29,7 @@ test('an aborted task ends its thread, failing the other batch it held; the next
     // Both batches go to the thread at once (the page spins on the first); a batch still waiting
     // in Piscina's queue would instead run on the next thread and succeed.
     const timer = new AbortController();
-    const stuck = worker.run(task([{ ...job, hang: true }]), timer.signal);
+    const stuck = worker.run(task([{ ...job, size: 33 }]), timer.signal);
     const other = worker.run(task([job]), new AbortController().signal);
     timer.abort(new Error('the job timed out'));
     await t.throwsAsync(stuck, { name: 'AbortError' });

@@ -1,3 +1,4 @@
+// @ts-check
 // Anti-aliasing of silhouettes after the frame is read back, on the CPU: MSAA doubled the cost of
 // a render on SwiftShader (docs/benchmarks.md, "Render look"); this costs a few percent.
 // Morphological AA on the coverage mask only (alpha above one half): a polygon edge that WebGL
@@ -13,6 +14,9 @@
  * Integral over the pixel column [a, a + 1] of the line that falls from 1/2 at `from` to 0 at
  * `from + length` (length < 0 falls towards lower positions): the share of that pixel the
  * reconstructed edge gives to the other side.
+ * @param {number} a
+ * @param {number} from
+ * @param {number} length
  */
 function area(a, from, length) {
   const lo = length > 0 ? from : from + length, hi = length > 0 ? from + length : from;
@@ -24,15 +28,36 @@ function area(a, from, length) {
 /** Reusable scratch space, grown as needed: the page smooths tile after tile. */
 const space = { mask: new Uint8Array(0), marks: new Int32Array(0), partial: new Int32Array(0), rowStart: new Int32Array(0), open: new Int32Array(0), openTop: new Uint8Array(0), mixTo: new Int32Array(4096), mixFrom: new Int32Array(4096), mixShare: new Float32Array(4096), mixes: 0 };
 
+/**
+ * Pixel `to` takes `share` of pixel `from`'s colour.
+ * @param {number} to
+ * @param {number} from
+ * @param {number} share
+ */
 function addMix(to, from, share) {
   if (space.mixes === space.mixTo.length) {
-    const grow = (old) => { const next = new old.constructor(old.length * 2); next.set(old); return next; };
+    /**
+     * @template {Int32Array | Float32Array} T
+     * @param {T} old
+     * @returns {T}
+     */
+    const grow = (old) => { const next = new (/** @type {new (length: number) => T} */ (old.constructor))(old.length * 2); next.set(old); return next; };
     space.mixTo = grow(space.mixTo); space.mixFrom = grow(space.mixFrom); space.mixShare = grow(space.mixShare);
   }
   space.mixTo[space.mixes] = to; space.mixFrom[space.mixes] = from; space.mixShare[space.mixes] = share;
   space.mixes += 1;
 }
 
+/**
+ * Whether pixel (u, v) is inside the figure (see run for the coordinates).
+ * @param {Uint8Array} mask
+ * @param {number} along
+ * @param {number} across
+ * @param {number} su
+ * @param {number} sv
+ * @param {number} u
+ * @param {number} v
+ */
 function isIn(mask, along, across, su, sv, u, v) {
   return u >= 0 && u < along && v >= 0 && v < across && mask[u * su + v * sv] === 1;
 }
@@ -41,6 +66,15 @@ function isIn(mask, along, across, su, sv, u, v) {
  * A step at the end of a run at position w: the edge goes on one line further out (the inside
  * wraps round: the out pixels near that end gain, 1) or one line further in (the in pixels near
  * it lose, -1); 0 for a corner or the picture's border.
+ * @param {Uint8Array} mask
+ * @param {number} along
+ * @param {number} across
+ * @param {number} su
+ * @param {number} sv
+ * @param {number} w
+ * @param {number} inLine
+ * @param {number} outLine
+ * @param {number} away
  */
 function step(mask, along, across, su, sv, w, inLine, outLine, away) {
   if (w < 0 || w >= along) return 0;
@@ -53,6 +87,15 @@ function step(mask, along, across, su, sv, w, inLine, outLine, away) {
  * One run of edge: positions [start, end) along it, between line `inLine` (inside) and
  * `outLine`; pixel (u, v) is `u * su + v * sv` (su = 1, sv = width for edges between rows;
  * swapped for edges between columns), u in [0, along), v in [0, across). Records its mixes.
+ * @param {Uint8Array} mask
+ * @param {number} along
+ * @param {number} across
+ * @param {number} su
+ * @param {number} sv
+ * @param {number} start
+ * @param {number} end
+ * @param {number} inLine
+ * @param {number} outLine
  */
 function run(mask, along, across, su, sv, start, end, inLine, outLine) {
   const away = inLine - outLine; // from the out line through the in line and beyond
@@ -76,6 +119,10 @@ function run(mask, along, across, su, sv, start, end, inLine, outLine) {
 /**
  * Turns a premultiplied RGBA tile (rows top to bottom, as read back) into the PNG's pixels in
  * place: silhouettes smoothed, then straight colour, or everything over `bg` ([r, g, b]).
+ * @param {Uint8Array | Uint8ClampedArray} data
+ * @param {number} width
+ * @param {number} height
+ * @param {number[] | null} bg
  */
 export function finishTile(data, width, height, bg) {
   const n = width * height;
@@ -125,6 +172,10 @@ export function finishTile(data, width, height, bg) {
   }
   // Edges between columns x - 1 and x: a change at x in consecutive rows with the same side
   // inside is one run down the picture. The runs open after row y - 1 are its changes.
+  /**
+   * @param {number} x
+   * @param {number} endRow
+   */
   const close = (x, endRow) => {
     if (x > 0 && x < width) run(mask, height, width, width, 1, open[x], endRow, openTop[x] ? x : x - 1, openTop[x] ? x - 1 : x);
   };
@@ -173,7 +224,11 @@ export function finishTile(data, width, height, bg) {
   }
 }
 
-/** Premultiplied to straight colour, one pixel at byte offset i. */
+/**
+ * Premultiplied to straight colour, one pixel at byte offset i.
+ * @param {Uint8Array | Uint8ClampedArray} data
+ * @param {number} i
+ */
 function straight(data, i) {
   const a = data[i + 3];
   if (a === 0 || a === 255) return;
@@ -181,7 +236,12 @@ function straight(data, i) {
   for (let c = 0; c < 3; c += 1) data[i + c] = Math.min(255, Math.round(data[i + c] * k));
 }
 
-/** A premultiplied pixel over an opaque background colour. */
+/**
+ * A premultiplied pixel over an opaque background colour.
+ * @param {Uint8Array | Uint8ClampedArray} data
+ * @param {number} i
+ * @param {number[]} bg
+ */
 function over(data, i, bg) {
   const rest = 1 - data[i + 3] / 255;
   for (let c = 0; c < 3; c += 1) data[i + c] = Math.min(255, Math.round(data[i + c] + bg[c] * rest));

@@ -1,12 +1,18 @@
+// @ts-check
 // Runs inside the headless Chromium page: draws players with three.js and answers PNG data URLs.
 // One WebGL canvas kept out of the document (no compositor); a minimal shader (nearest texel, a
 // light that comes from the viewer), the outer layer blended back to front, an orthographic
 // camera whose scale depends only on the output size and `scale`, silhouettes smoothed after
 // readback (edges.js).
 import * as THREE from 'three';
-import LAYOUT from '/skin-layout.js';
-import { TEXTURE_BYTES } from '/page-settings.js';
-import { finishTile } from '/edges.js';
+import { LAYOUT, TEXTURE_BYTES } from './page-settings.js';
+import { finishTile } from './edges.js';
+/** @import { PageAnswer, PageApi, PartLayout } from './api.ts' */
+/** @import { PageJob, PageTexture } from '../jobs.ts' */
+/** @import { BoxSize, FaceName, PartName, PartPose, PoseName, Rect } from '../../shared/skin-layout.ts' */
+/** @typedef {[number, number, number]} Vec3 */
+/** @typedef {PartLayout & { at: Vec3, inflate: number }} Part A part as the model places it. */
+/** @typedef {{ from: number, to: number, centre: THREE.Vector3 }} BoxRange One box's indices in a merged geometry, and its centre. */
 
 // Colours are texel values, not colours to manage: what the skin says is what the PNG gets.
 THREE.ColorManagement.enabled = false;
@@ -63,6 +69,7 @@ void main() {
  * Opaque with holes (inner layer, cape), or blended (the outer layer, translucent as in the game).
  * Three materials in all, their texture switched per job: one per texture cost a program lookup
  * and uniform setup for every new skin, and their disposal.
+ * @param {boolean} blend
  */
 function material(blend) {
   return new THREE.ShaderMaterial({
@@ -76,7 +83,11 @@ function material(blend) {
 }
 const MATERIALS = { skin: material(false), outer: material(true), cape: material(false) };
 
-/** The material `name` drawing `texture` (each render uploads its uniforms afresh). */
+/**
+ * The material `name` drawing `texture` (each render uploads its uniforms afresh).
+ * @param {keyof typeof MATERIALS} name
+ * @param {THREE.Texture} texture
+ */
 function materialFor(name, texture) {
   const m = MATERIALS[name];
   m.uniforms.map.value = texture;
@@ -84,11 +95,19 @@ function materialFor(name, texture) {
 }
 
 // BoxGeometry face order: +x, -x, +y, -y, +z, -z. The figure faces +z, so +x is its left side.
+/** @type {FaceName[]} */
 const FACE_ORDER = ['left', 'right', 'top', 'bottom', 'front', 'back'];
 
 const UV_INSET = 0.002;
 
-/** A box of `size` units whose faces show `faces` (texture rectangles) of a texW x texH layout. */
+/**
+ * A box of `size` units whose faces show `faces` (texture rectangles) of a texW x texH layout.
+ * @param {BoxSize} size
+ * @param {Record<FaceName, Rect>} faces
+ * @param {number} texW
+ * @param {number} texH
+ * @param {number} inflate
+ */
 function texturedBox({ w, h, d }, faces, texW, texH, inflate) {
   const geometry = new THREE.BoxGeometry(w + inflate * 2, h + inflate * 2, d + inflate * 2);
   const uv = geometry.getAttribute('uv');
@@ -111,30 +130,41 @@ function texturedBox({ w, h, d }, faces, texW, texH, inflate) {
 }
 
 // Where each part stands (units; feet at y = 0) and the joint it turns about in a pose.
+/** @type {{ head: Vec3, body: Vec3, rightLeg: Vec3, leftLeg: Vec3 }} */
 const PLACE = { head: [0, 28, 0], body: [0, 18, 0], rightLeg: [-2, 6, 0], leftLeg: [2, 6, 0] };
+/** @type {Record<PartName, Vec3>} */
 const PIVOT = { head: [0, 24, 0], body: [0, 24, 0], rightArm: [-5, 22, 0], leftArm: [5, 22, 0], rightLeg: [-2, 12, 0], leftLeg: [2, 12, 0] };
 
 // Inner faces that lie on another part when standing (arms on the body, legs on each other and
 // under the body): never visible, and drawn at the same depth as their neighbour they showed as
 // one-pixel seams. In other poses limbs turn away and these faces can show, so all are drawn.
+/** @type {Partial<Record<PartName, FaceName[]>>} */
 const HIDDEN_STANDING = { body: ['top', 'bottom'], rightArm: ['left'], leftArm: ['right'], rightLeg: ['top', 'left'], leftLeg: ['top', 'right'] };
 
 /**
  * Size, texture rectangles, place and outer-layer offset of each part; sizes and rectangles come
- * from shared/skin-layout.ts (served as /skin-layout.js).
+ * from shared/skin-layout.ts (served in /page-settings.js).
+ * @param {boolean} slim
+ * @returns {Record<PartName, Part>}
  */
 function parts(slim) {
   const model = LAYOUT.parts[slim ? 'slim' : 'classic'];
   const armX = 4 + model.rightArm.size.w / 2;
+  /** @type {Record<PartName, Vec3>} */
   const place = { ...PLACE, rightArm: [-armX, 18, 0], leftArm: [armX, 18, 0] };
-  return Object.fromEntries(Object.entries(model).map(([name, p]) => [name, { ...p, at: place[name], inflate: name === 'head' ? 0.5 : 0.25 }]));
+  return /** @type {Record<PartName, Part>} */ (Object.fromEntries(Object.entries(model).map(([name, p]) => [name, { ...p, at: place[/** @type {PartName} */ (name)], inflate: name === 'head' ? 0.5 : 0.25 }])));
 }
 
-const degrees = (list) => list.map((d) => THREE.MathUtils.degToRad(d));
+/** @type {(list: Vec3) => Vec3} */
+const degrees = (list) => /** @type {Vec3} */ (list.map((d) => THREE.MathUtils.degToRad(d)));
 
-/** Where a part of a posed figure goes: about its joint, then moved; the figure lowered. */
+/**
+ * Where a part of a posed figure goes: about its joint, then moved; the figure lowered.
+ * @param {PoseName} pose
+ * @param {PartName} name
+ */
 function poseMatrix(pose, name) {
-  const { rotate = [0, 0, 0], move = [0, 0, 0] } = LAYOUT.poses[pose].parts[name] ?? {};
+  const { rotate = [0, 0, 0], move = [0, 0, 0] } = LAYOUT.poses[pose].parts[name] ?? /** @type {PartPose} */ ({});
   const pivot = new THREE.Vector3(...PIVOT[name]);
   const lower = LAYOUT.poses[pose].lower ?? 0;
   return new THREE.Matrix4().makeTranslation(pivot.x + move[0], pivot.y + move[1] - lower, pivot.z + move[2])
@@ -142,7 +172,12 @@ function poseMatrix(pose, name) {
     .multiply(new THREE.Matrix4().makeTranslation(-pivot.x, -pivot.y, -pivot.z));
 }
 
-/** A part's box in a pose: its pose matrix times its place. */
+/**
+ * A part's box in a pose: its pose matrix times its place.
+ * @param {PoseName} pose
+ * @param {PartName} name
+ * @param {Part} p
+ */
 function partMatrix(pose, name, p) {
   return poseMatrix(pose, name).multiply(new THREE.Matrix4().makeTranslation(...p.at));
 }
@@ -151,6 +186,7 @@ function partMatrix(pose, name, p) {
 // tilted 10 degrees back; its "front" texture faces away from the body, so the box is turned half
 // round. It moves with the body.
 const CAPE_TILT = THREE.MathUtils.degToRad(10);
+/** @param {PoseName} pose */
 function capeMatrix(pose) {
   return poseMatrix(pose, 'body')
     .multiply(new THREE.Matrix4().makeTranslation(0, 24, -2))
@@ -159,9 +195,16 @@ function capeMatrix(pose) {
     .multiply(new THREE.Matrix4().makeRotationY(Math.PI));
 }
 
+/** @type {Map<string, unknown>} */
 const geometryCache = new Map();
+/**
+ * @template T
+ * @param {string} key
+ * @param {() => T} build
+ * @returns {T}
+ */
 function cached(key, build) {
-  let value = geometryCache.get(key);
+  let value = /** @type {T | undefined} */ (geometryCache.get(key));
   if (!value) {
     value = build();
     geometryCache.set(key, value);
@@ -169,13 +212,22 @@ function cached(key, build) {
   return value;
 }
 
-/** Base64 into `into`: natively from Chromium 140 (a system Chromium may be older). */
+/**
+ * Base64 into `into`: natively from Chromium 140 (a system Chromium may be older).
+ * @param {string} base64
+ * @param {Uint8Array & { setFromBase64?: (base64: string) => void }} into (the method is not in TypeScript's ES2024 library)
+ */
 function decode(base64, into) {
   if (into.setFromBase64) into.setFromBase64(base64);
   else into.set(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
   return into;
 }
 
+/**
+ * @param {string} base64
+ * @param {number} width
+ * @param {number} height
+ */
 function rgbaTexture(base64, width, height) {
   const texture = new THREE.DataTexture(decode(base64, new Uint8Array(width * height * 4)), width, height, THREE.RGBAFormat);
   texture.magFilter = THREE.NearestFilter;
@@ -186,18 +238,26 @@ function rgbaTexture(base64, width, height) {
   return texture;
 }
 
-/** Refills an evicted texture of the same size in place: three.js then updates its GL texture (texSubImage2D) instead of making one. */
+/**
+ * Refills an evicted texture of the same size in place: three.js then updates its GL texture (texSubImage2D) instead of making one.
+ * @param {THREE.DataTexture} texture
+ * @param {string} base64
+ */
 function refill(texture, base64) {
-  decode(base64, texture.image.data);
+  decode(base64, /** @type {Uint8Array} */ (texture.image.data));
   delete texture.userData.blank;
   texture.needsUpdate = true;
   return texture;
 }
 
-/** Whether a cape texture's cape rectangles are all transparent (an elytra-only texture). */
+/**
+ * Whether a cape texture's cape rectangles are all transparent (an elytra-only texture).
+ * @param {THREE.DataTexture} texture
+ */
 function blankCape(texture) {
   if (texture.userData.blank === undefined) {
-    const { data, width } = texture.image;
+    const { width } = texture.image;
+    const data = /** @type {Uint8Array} */ (texture.image.data);
     const k = width / 64;
     const { w, h, d } = LAYOUT.cape.size;
     let blank = true;
@@ -212,12 +272,13 @@ const SHADOW = { w: 18, d: 11 };
 
 // One soft shadow for every job: a new geometry and material per job would leak GPU buffers
 // (nothing disposes them) and cost an upload each time.
+/** @type {THREE.Mesh | null} */
 let shadow = null;
 function shadowMesh() {
   if (!shadow) {
     const c = document.createElement('canvas');
     c.width = c.height = 64;
-    const g = c.getContext('2d');
+    const g = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d'));
     const gradient = g.createRadialGradient(32, 32, 0, 32, 32, 32);
     gradient.addColorStop(0, 'rgba(0,0,0,0.45)');
     gradient.addColorStop(1, 'rgba(0,0,0,0)');
@@ -240,9 +301,14 @@ function shadowMesh() {
 /**
  * One geometry for several boxes (one draw call per layer), each box moved by its matrix, faces
  * in `hidden[name]` left out. Remembers each box's index range and centre, for sorting.
+ * @param {Array<{ geometry: THREE.BufferGeometry, matrix: THREE.Matrix4, hidden?: FaceName[] }>} boxes
  */
 function mergeBoxes(boxes) {
-  const positions = [], normals = [], uvs = [], indices = [], ranges = [];
+  /** @type {number[]} */
+  const indices = [];
+  /** @type {BoxRange[]} */
+  const ranges = [];
+  const positions = [], normals = [], uvs = [];
   const v = new THREE.Vector3();
   for (const { geometry, matrix, hidden = [] } of boxes) {
     const offset = positions.length / 3;
@@ -256,7 +322,7 @@ function mergeBoxes(boxes) {
       uvs.push(t.getX(i), t.getY(i));
     }
     const from = indices.length;
-    const index = geometry.getIndex();
+    const index = /** @type {THREE.BufferAttribute} */ (geometry.getIndex());
     FACE_ORDER.forEach((face, f) => {
       if (hidden.includes(face)) return;
       for (let i = f * 6; i < f * 6 + 6; i += 1) indices.push(index.getX(i) + offset);
@@ -272,10 +338,18 @@ function mergeBoxes(boxes) {
   return merged;
 }
 
+/** @type {PartName[]} */
 const HEAD_ONLY = ['head'];
+/** @type {PartName[]} */
 const WHOLE = ['head', 'body', 'rightArm', 'leftArm', 'rightLeg', 'leftLeg'];
 
-/** The merged geometry of one layer of the figure (or of the head alone) in a pose, cached. */
+/**
+ * The merged geometry of one layer of the figure (or of the head alone) in a pose, cached.
+ * @param {PartName[]} names
+ * @param {'inner' | 'outer'} layer
+ * @param {boolean} slim
+ * @param {PoseName} pose
+ */
 function layerGeometry(names, layer, slim, pose) {
   return cached(`${names.length}:${layer}:${slim}:${pose}`, () => {
     const layout = parts(slim);
@@ -293,14 +367,16 @@ function layerGeometry(names, layer, slim, pose) {
 /**
  * Orders the boxes of a blended layer back to front for this view, so a translucent texel always
  * blends over what lies behind it (faces of one box, drawn front faces only, never overlap).
+ * @param {THREE.BufferGeometry} geometry
+ * @param {THREE.Vector3} towardsViewer
  */
 function sortBackToFront(geometry, towardsViewer) {
-  const { ranges } = geometry.userData;
+  const { ranges } = /** @type {{ ranges: BoxRange[] }} */ (geometry.userData);
   const order = ranges.map((r, i) => i).sort((a, b) => ranges[a].centre.dot(towardsViewer) - ranges[b].centre.dot(towardsViewer));
   const key = order.join();
   if (key === geometry.userData.order) return;
   geometry.userData.order = key;
-  const index = geometry.getIndex();
+  const index = /** @type {THREE.BufferAttribute} */ (geometry.getIndex());
   const original = geometry.userData.original ??= index.array.slice();
   let at = 0;
   for (const i of order) {
@@ -310,14 +386,25 @@ function sortBackToFront(geometry, towardsViewer) {
   index.needsUpdate = true;
 }
 
-/** Corners of a box of half sizes (x, y, z) under a matrix. */
+/**
+ * Corners of a box of half sizes (x, y, z) under a matrix.
+ * @param {THREE.Matrix4} matrix
+ * @param {number} x
+ * @param {number} y
+ * @param {number} z
+ */
 function corners(matrix, x, y, z) {
+  /** @type {THREE.Vector3[]} */
   const points = [];
   for (const sx of [-1, 1]) for (const sy of [-1, 1]) for (const sz of [-1, 1]) points.push(new THREE.Vector3(sx * x, sy * y, sz * z).applyMatrix4(matrix));
   return points;
 }
 
-/** Everything a render may draw in a pose: boxes with their outer layer, the cape, the shadow. */
+/**
+ * Everything a render may draw in a pose: boxes with their outer layer, the cape, the shadow.
+ * @param {PoseName} pose
+ * @param {boolean} slim
+ */
 function posePoints(pose, slim) {
   const layout = parts(slim);
   const points = WHOLE.flatMap((name) => {
@@ -342,13 +429,17 @@ function posePoints(pose, slim) {
 const FRAMES = {
   render: (() => {
     const centre = new THREE.Vector3(0, 16, 0);
-    const points = Object.keys(LAYOUT.poses).flatMap((pose) => [false, true].flatMap((slim) => posePoints(pose, slim)));
+    const points = /** @type {PoseName[]} */ (Object.keys(LAYOUT.poses)).flatMap((pose) => [false, true].flatMap((slim) => posePoints(pose, slim)));
     return { centre, radius: Math.max(...points.map((p) => p.distanceTo(centre))) };
   })(),
   head: { centre: new THREE.Vector3(0, 28, 0), radius: 4.5 * Math.sqrt(3) },
 };
 
-/** The corners the body view (front or back, standing) is fitted to, cached. */
+/**
+ * The corners the body view (front or back, standing) is fitted to, cached.
+ * @param {boolean} outer
+ * @param {boolean} slim
+ */
 function bodyPoints(outer, slim) {
   return cached(`points:${outer}:${slim}`, () => {
     const layout = parts(slim);
@@ -365,7 +456,13 @@ function bodyPoints(outer, slim) {
 const scene = new THREE.Scene();
 const camera = new THREE.OrthographicCamera(-1, 1, 1, -1, 0.1, 400);
 
-/** Fills the scene for one job, for a camera looking from `towardsViewer`. */
+/**
+ * Fills the scene for one job, for a camera looking from `towardsViewer`.
+ * @param {PageJob} job
+ * @param {THREE.DataTexture} skinTexture
+ * @param {THREE.DataTexture | null} capeTexture
+ * @param {THREE.Vector3} towardsViewer
+ */
 function buildScene(job, skinTexture, capeTexture, towardsViewer) {
   scene.clear();
   const whole = job.kind === 'render' || job.kind === 'body';
@@ -389,8 +486,13 @@ function buildScene(job, skinTexture, capeTexture, towardsViewer) {
   if (job.shadow && job.kind === 'render') scene.add(shadowMesh());
 }
 
-/** Half sizes of the view: the frame's sphere, or for `body` the figure's corners, fitted to the output. */
-function fitCamera(job, target, width, height) {
+/**
+ * Half sizes of the view: the frame's sphere, or for `body` the figure's corners, fitted to the output.
+ * @param {PageJob} job
+ * @param {number} width
+ * @param {number} height
+ */
+function fitCamera(job, width, height) {
   let cx = 0, cy = 0, halfW, halfH;
   if (job.kind === 'body') {
     camera.updateMatrixWorld(true);
@@ -417,11 +519,16 @@ function fitCamera(job, target, width, height) {
 
 // Textures by key, least recently used first, and their bytes in all. The worker mirrors this
 // map (PageTextures in render-worker.ts) and sends a texture's bytes only when the page lacks it.
+/** @type {Map<string, THREE.DataTexture | null>} */
 const textures = new Map();
 let textureBytes = 0;
+/** @param {THREE.DataTexture} t */
 const bytesOf = (t) => t.image.width * t.image.height * 4;
 
-/** A texture the batch has taken in. */
+/**
+ * A texture the batch has taken in.
+ * @param {PageTexture} wanted
+ */
 function texture({ key }) {
   const t = textures.get(key);
   if (!t) throw new Error(`texture ${key} is not in the page`);
@@ -434,8 +541,10 @@ function texture({ key }) {
  * texture it is about to draw. New textures are made last, from the dropped ones of their size
  * where there are any (refilled in place); the rest are disposed. One that is neither here nor
  * sent fails its own job only.
+ * @param {PageJob[]} jobs
  */
 function takeIn(jobs) {
+  /** @type {Array<PageTexture & { base64: string }>} */
   const fresh = [];
   for (const job of jobs) {
     for (const wanted of job.cape ? [job.skin, job.cape] : [job.skin]) {
@@ -446,10 +555,11 @@ function takeIn(jobs) {
       } else if (wanted.base64) {
         textures.set(wanted.key, null);
         textureBytes += wanted.width * wanted.height * 4;
-        fresh.push(wanted);
+        fresh.push(/** @type {PageTexture & { base64: string }} */ (wanted));
       }
     }
   }
+  /** @type {THREE.DataTexture[]} */
   const dropped = [];
   for (const [key, old] of textures) {
     if (textureBytes <= TEXTURE_BYTES) break;
@@ -459,7 +569,7 @@ function takeIn(jobs) {
       dropped.push(old);
     } else {
       // Sent in this very batch and dropped already (a batch larger than the bound): never made.
-      const sent = fresh.find((f) => f.key === key);
+      const sent = /** @type {PageTexture & { base64: string }} */ (fresh.find((f) => f.key === key));
       textureBytes -= sent.width * sent.height * 4;
       fresh.splice(fresh.indexOf(sent), 1);
     }
@@ -475,14 +585,18 @@ function takeIn(jobs) {
   for (const old of dropped) old.dispose();
 }
 
+/** @param {PageJob} job */
 function outputSize(job) {
   return { width: job.size, height: job.kind === 'body' ? job.size * 2 : job.size };
 }
 
-/** Draws one job into the tile whose lower-left corner is (x, y) of the canvas. */
+/**
+ * Draws one job into the tile whose lower-left corner is (x, y) of the canvas.
+ * @param {PageJob} job
+ * @param {number} x
+ * @param {number} y
+ */
 function drawTile(job, x, y) {
-  // Tests only (RenderFarmConfig.testHooks): a page that never answers.
-  if (job.hang) for (;;);
   const skin = texture(job.skin);
   const cape = job.cape ? texture(job.cape) : null;
   const { width, height } = outputSize(job);
@@ -496,7 +610,7 @@ function drawTile(job, x, y) {
   if (Math.abs(Math.cos(pitch)) < 1e-6) camera.up.set(-Math.sin(yaw), 0, -Math.cos(yaw));
   camera.lookAt(target);
   buildScene(job, skin, cape, towardsViewer);
-  fitCamera(job, target, width, height);
+  fitCamera(job, width, height);
   renderer.setViewport(x, y, width, height);
   renderer.setScissor(x, y, width, height);
   // Always on transparent: the edges are smoothed against it, the background goes in after.
@@ -508,24 +622,31 @@ function drawTile(job, x, y) {
 // more) were garbage that grew the page's heap by hundreds of MB before V8 collected it.
 const readback = {
   frameBytes: new Uint8Array(0),
-  tile: null,
+  tile: /** @type {ImageData | null} */ (null),
+  /** @param {number} length */
   frame(length) {
     if (this.frameBytes.length !== length) this.frameBytes = new Uint8Array(length);
     return this.frameBytes;
   },
+  /**
+   * @param {number} width
+   * @param {number} height
+   */
   image(width, height) {
     if (this.tile?.width !== width || this.tile?.height !== height) this.tile = encoder.createImageData(width, height);
-    return this.tile;
+    return /** @type {ImageData} */ (this.tile);
   },
 };
 
 // PNGs are encoded from a CPU-backed 2D canvas: no GPU readback per image.
-const encoder = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+const encoder = /** @type {CanvasRenderingContext2D} */ (document.createElement('canvas').getContext('2d', { willReadFrequently: true }));
 const TILES_PER_ROW = 4;
 
 /**
  * Draws jobs of one output size side by side in one frame, reads the frame back once, and
  * encodes each tile. Many small readbacks cost far more than one large one on SwiftShader.
+ * @param {PageJob[]} jobs
+ * @returns {PageAnswer[]}
  */
 function renderGroup(jobs) {
   const { width, height } = outputSize(jobs[0]);
@@ -539,7 +660,7 @@ function renderGroup(jobs) {
       drawTile(job, (i % cols) * width, (rows - 1 - Math.floor(i / cols)) * height);
       return null;
     } catch (error) {
-      return { error: String((error && error.message) || error) };
+      return { error: String((error instanceof Error && error.message) || error) };
     }
   });
   const gl = renderer.getContext();
@@ -572,17 +693,20 @@ function renderGroup(jobs) {
  * A texture's bytes come as base64 in the call, and only when the page lacks it. (Sent instead as
  * one binary body the page fetched, they cost the worker and the browser about 0.5 ms more a
  * texture, and saved the page under 0.1 ms.)
+ * @param {PageJob[]} jobs
  */
-window.renderJobs = (jobs) => {
+function renderBatch(jobs) {
   checkContext();
   takeIn(jobs);
+  /** @type {PageAnswer[]} */
   const answers = new Array(jobs.length);
+  /** @type {Map<string, number[]>} */
   const groups = new Map();
   jobs.forEach((job, i) => {
     const { width, height } = outputSize(job);
     const key = `${width}x${height}`;
     if (!groups.has(key)) groups.set(key, []);
-    groups.get(key).push(i);
+    /** @type {number[]} */ (groups.get(key)).push(i);
   });
   for (const indices of groups.values()) {
     const results = renderGroup(indices.map((i) => jobs[i]));
@@ -592,21 +716,26 @@ window.renderJobs = (jobs) => {
   // of a loss only after answering; the worker checks the GPU process then.)
   checkContext();
   return answers;
-};
+}
 
-/** What the page holds, for the farm's memory checks and tests. */
-window.pageMemory = () => ({
-  textures: textures.size,
-  textureBytes,
-  glTextures: renderer.info.memory.textures,
-  glGeometries: renderer.info.memory.geometries,
-  // Shader programs compiled: a new skin must not add one.
-  glPrograms: renderer.info.programs.length,
-});
-
-window.webglInfo = () => {
-  const gl = renderer.getContext();
-  const debug = gl.getExtension('WEBGL_debug_renderer_info');
-  return { renderer: debug ? gl.getParameter(debug.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER), version: gl.getParameter(gl.VERSION) };
+/**
+ * What the page offers the worker (through main.js, as window.skinfarm).
+ * @type {PageApi}
+ */
+export const api = {
+  renderBatch,
+  /** What the page holds, for the farm's memory checks and tests. */
+  memory: () => ({
+    textures: textures.size,
+    textureBytes,
+    glTextures: renderer.info.memory.textures,
+    glGeometries: renderer.info.memory.geometries,
+    // Shader programs compiled: a new skin must not add one.
+    glPrograms: renderer.info.programs?.length ?? 0,
+  }),
+  webglInfo: () => {
+    const gl = renderer.getContext();
+    const debug = gl.getExtension('WEBGL_debug_renderer_info');
+    return { renderer: debug ? gl.getParameter(debug.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER), version: gl.getParameter(gl.VERSION) };
+  },
 };
-window.sceneReady = true;
