@@ -68,6 +68,8 @@ export interface Config {
   media: MediaSettings;
   search: {
     adminToken: string | null; dataPath: string | null; timeoutMs: number;
+    /** PostgreSQL holding imported data files (npm run search-import), instead of indexing SEARCH_DATA in memory. */
+    databaseUrl: string | null;
     /** Each source's own limit per pass, below the deadline so one slow source cannot use it all. */
     sourceTimeoutMs: number;
     /** ISO 3166 alpha-2 region of phone numbers written without a country code. */
@@ -201,9 +203,13 @@ export function loadConfig(env: Env = process.env): Config {
     if (!defaultRegion) problems.push(`SEARCH_DEFAULT_REGION must be an ISO 3166 alpha-2 country code with a numbering plan, such as US, GB, DE, CN (got "${regionText}")`);
     const auditSecret = optional('SEARCH_AUDIT_SECRET');
     if (auditSecret && auditSecret.length < 16) problems.push('SEARCH_AUDIT_SECRET must be at least 16 characters');
+    const databaseUrl = optional('SEARCH_DATABASE_URL');
+    if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('SEARCH_DATABASE_URL must start with postgres:// or postgresql://');
+    if (databaseUrl && optional('SEARCH_DATA')) problems.push('SEARCH_DATA and SEARCH_DATABASE_URL are two backends: set one (import the files into the database with npm run search-import)');
     return {
       adminToken: optional('SEARCH_ADMIN_TOKEN'),
       dataPath: optional('SEARCH_DATA'),
+      databaseUrl,
       timeoutMs,
       sourceTimeoutMs,
       defaultRegion: defaultRegion ?? DEFAULT_REGION,

@@ -21,6 +21,7 @@ import { macAnalyser } from './sources/analysers/mac.ts';
 import { phoneAnalyser } from './sources/analysers/phone.ts';
 import { LocalIndexSource } from './sources/local.ts';
 import { PlayersSource } from './sources/players.ts';
+import { PostgresSource } from './sources/postgres.ts';
 import type { SearchSource } from './sources/source.ts';
 import type { TypedValue } from './types.ts';
 import { VERSION } from '../version.ts';
@@ -29,7 +30,11 @@ import { VERSION } from '../version.ts';
 export async function createSearchService(deps: SharedDeps): Promise<SearchService> {
   const { search } = deps.config;
   const audit = await loadAuditSecret(search.auditSecret, deps.config.dataDir, deps.redis);
-  const local = new LocalIndexSource(search.dataPath, search.defaultRegion, deps.log);
+  // One backend for the operator's data: PostgreSQL when configured, else the in-memory index.
+  const local = search.databaseUrl
+    ? new PostgresSource(search.databaseUrl, { region: search.defaultRegion, log: deps.log, statementTimeoutMs: search.sourceTimeoutMs })
+    : new LocalIndexSource(search.dataPath, search.defaultRegion, deps.log);
+  if (local instanceof PostgresSource) deps.readiness.add(local.readinessCheck());
   await local.open();
   return new SearchService(deps, local, audit);
 }
@@ -43,11 +48,11 @@ export class SearchService implements Service {
   readonly keys: KeyStore;
   readonly sources: SearchSource[];
   readonly app: Koa<AppState>;
-  private readonly local: LocalIndexSource;
+  private readonly local: LocalIndexSource | PostgresSource;
   private readonly audit: AuditSecret;
   private readonly startedAt = Date.now();
 
-  constructor(deps: SharedDeps, local: LocalIndexSource, audit: AuditSecret) {
+  constructor(deps: SharedDeps, local: LocalIndexSource | PostgresSource, audit: AuditSecret) {
     this.config = deps.config;
     this.log = deps.log;
     this.limiter = deps.limiter;
@@ -113,6 +118,6 @@ export class SearchService implements Service {
   }
 
   async close(): Promise<void> {
-    this.local.close();
+    await this.local.close();
   }
 }

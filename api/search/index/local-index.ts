@@ -5,7 +5,8 @@ import type { CountryCode } from 'libphonenumber-js';
 import { LruMap } from '../../../shared/lru-map.ts';
 import { typedKey, type TypedValue } from '../types.ts';
 import { DEFAULT_REGION } from '../values/phone.ts';
-import { typedValues, type RejectedValue } from './fields.ts';
+import { typedValues } from './fields.ts';
+import { FileTally, firstProblems, rowValues } from './file-tally.ts';
 import { listDataFiles, readRows } from './files.ts';
 import { PostingsBuilder, type Postings } from './postings.ts';
 import { RowStore } from './rows.ts';
@@ -85,57 +86,41 @@ export class LocalIndex {
     const names = files.map((f) => path.relative(base, f));
     const rows = new RowStore();
     const builder = new PostingsBuilder();
-    const problems: string[] = [];
-    const dataFiles: FileStats[] = [];
-    let malformed = 0;
+    const tallies: FileTally[] = [];
     for (const [fileIndex, file] of files.entries()) {
-      const stats: FileStats = { file: names[fileIndex], rows_indexed: 0, rows_skipped: 0, values_rejected: 0, indexed_at: '', last_error: null };
-      const problem = (line: number | null, reason: string) => {
-        stats.last_error = line === null ? reason : `line ${line}: ${reason}`;
-        if (problems.length < 5) problems.push(line === null ? `${stats.file}: ${reason}` : `${stats.file}:${line}: ${reason}`);
-        options.onProblem?.({ file: stats.file, line, reason });
-      };
+      const tally = new FileTally(names[fileIndex], options.onProblem);
       try {
         for await (const row of readRows(file)) {
           if ('error' in row) {
-            stats.rows_skipped += 1;
-            problem(row.line, row.error);
+            tally.skipped(row.line, row.error);
             continue;
           }
-          const rejected: RejectedValue[] = [];
-          let values: TypedValue[];
-          try {
-            values = typedValues(row.record, region, rejected);
-          } catch (error) {
-            // A value no normaliser foresaw must cost its row, never the index.
-            stats.rows_skipped += 1;
-            problem(row.line, `unreadable value (${(error as Error).message})`);
+          const typed = rowValues(row.record, region);
+          if ('error' in typed) {
+            tally.skipped(row.line, typed.error);
             continue;
           }
           const id = rows.add(row.text, fileIndex, row.line);
-          for (const value of values) builder.add(typedKey(value), id);
-          stats.rows_indexed += 1;
-          for (const { field, type } of rejected) {
-            stats.values_rejected += 1;
-            problem(row.line, `${field} is not a valid ${type}; the value is not indexed`);
-          }
+          for (const value of typed.values) builder.add(typedKey(value), id);
+          tally.indexed();
+          for (const reason of typed.rejected) tally.rejected(row.line, reason);
         }
       } catch (error) {
         // Unreadable (permissions, removed meanwhile): the rows read so far stay.
-        problem(null, `cannot read the file (${(error as Error).message})`);
+        tally.unreadable(error);
       }
-      stats.indexed_at = new Date().toISOString();
-      malformed += stats.rows_skipped;
-      dataFiles.push(stats);
+      tally.finish();
+      tallies.push(tally);
     }
+    const dataFiles = tallies.map((t) => t.stats);
     const values = builder.size;
     const postings = builder.build();
     const stats: IndexStats = {
       files: files.length,
       records: rows.size,
       values,
-      malformed,
-      problems,
+      malformed: dataFiles.reduce((n, f) => n + f.rows_skipped, 0),
+      problems: firstProblems(tallies),
       data_files: dataFiles,
       build_ms: Math.round(performance.now() - started),
       built_at: new Date().toISOString(),

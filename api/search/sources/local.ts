@@ -5,13 +5,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CountryCode } from 'libphonenumber-js';
 import type { Logger } from '../../../shared/log.ts';
-import { LocalIndex, type IndexProblem, type IndexStats } from '../index/local-index.ts';
+import { problemLogger } from '../index/file-tally.ts';
+import { LocalIndex, type IndexStats } from '../index/local-index.ts';
 import { SEARCH_TYPES, type TypedValue } from '../types.ts';
 import type { SearchSource, SourceAnswer, SourceRequest } from './source.ts';
 
 const REBUILD_DELAY_MS = 300;
-/** Problems logged one by one per file and build; the rest are only counted. */
-const LOGGED_PROBLEMS_PER_FILE = 20;
 
 /** The last build attempt: when, and why it failed (the previous index then still answers). */
 export interface RebuildReport { at: string; ok: boolean; error: string | null }
@@ -55,13 +54,7 @@ export class LocalIndexSource implements SearchSource {
   }
 
   private build(): Promise<LocalIndex> {
-    const logged = new Map<string, number>();
-    const onProblem = ({ file, line, reason }: IndexProblem) => {
-      const n = (logged.get(file) ?? 0) + 1;
-      logged.set(file, n);
-      if (n <= LOGGED_PROBLEMS_PER_FILE) this.log.warn('search data problem', { file, line, reason });
-    };
-    return LocalIndex.build(this.dataPath!, { region: this.region, onProblem });
+    return LocalIndex.build(this.dataPath!, { region: this.region, onProblem: problemLogger(this.log) });
   }
 
   private logBuilt(msg: string): void {

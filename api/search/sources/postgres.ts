@@ -1,0 +1,210 @@
+// The operator's data files imported into PostgreSQL (SEARCH_DATABASE_URL, `npm run
+// search-import`) as the `local_index` source: the same answers as the in-memory index, from a
+// database any number of instances share. Nothing is loaded at start but the catalogue of files;
+// an import's notification (or, failing that, a poll) brings its new files in without a restart.
+// When the database cannot be used the source is reported skipped, and it comes back by itself.
+import pg from 'pg';
+import type { CountryCode } from 'libphonenumber-js';
+import type { Logger } from '../../../shared/log.ts';
+import type { ReadinessCheck } from '../../readiness.ts';
+import type { IndexStats } from '../index/local-index.ts';
+import { readCatalogue } from '../pg/catalogue.ts';
+import { CHANGES_CHANNEL, decodeEntities, isDatabaseDown, UNDEFINED_TABLE, valueKey } from '../pg/schema.ts';
+import { SEARCH_TYPES, typedKey, type TypedValue } from '../types.ts';
+import type { RebuildReport } from './local.ts';
+import { SourceSkipped, type SearchSource, type SourceAnswer, type SourceRecord, type SourceRequest } from './source.ts';
+
+/** Connections per instance: a search's cross pass asks up to ten lookups at once. */
+const POOL_SIZE = 8;
+/** How often an unreachable database is tried again. */
+const RETRY_MS = 1000;
+/** The catalogue is read this often besides on notifications (a notification can be missed while reconnecting). */
+const POLL_MS = 30_000;
+const CONNECT_TIMEOUT_MS = 5000;
+
+// The count and the first rows in import order (file, then line), in one round trip. The values
+// table is named first: searches then lock it before the rows, in the order an import swapping a
+// file in takes them, so the two cannot deadlock.
+const LOOKUP = `
+SELECT h.total, f.name, r.line, r.body, r.entities
+FROM (SELECT count(*) AS total FROM search_values WHERE key = $1) h
+LEFT JOIN LATERAL (SELECT file_no, line FROM search_values WHERE key = $1 ORDER BY file_no, line LIMIT $2) v ON true
+LEFT JOIN search_rows r ON r.file_no = v.file_no AND r.line = v.line
+LEFT JOIN search_files f ON f.file_no = v.file_no
+ORDER BY v.file_no, v.line`;
+
+interface LookupRow { total: string; name: string | null; line: number | null; body: string | null; entities: string | null }
+
+export interface PostgresSourceOptions {
+  region: CountryCode;
+  log: Logger;
+  /** A lookup's limit in the database (the pipeline stops waiting at its own). */
+  statementTimeoutMs: number;
+}
+
+export class PostgresSource implements SearchSource {
+  readonly id = 'local_index';
+  readonly description = 'Records from the operator\'s own data files imported into PostgreSQL (SEARCH_DATABASE_URL), by every typed value they hold';
+  readonly answers = SEARCH_TYPES;
+  readonly produces = SEARCH_TYPES;
+  private readonly url: string;
+  private readonly region: CountryCode;
+  private readonly log: Logger;
+  private readonly pool: pg.Pool;
+  private listener: pg.Client | null = null;
+  private catalogue: IndexStats | null = null;
+  private lastRead: RebuildReport | null = null;
+  /** Why the database cannot be used now; null when it can. */
+  private down: string | null = null;
+  private reading: Promise<void> | null = null;
+  private readAgain = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  /** The files last warned about as typed in another region. */
+  private otherRegion = '';
+
+  constructor(url: string, options: PostgresSourceOptions) {
+    this.url = url;
+    this.region = options.region;
+    this.log = options.log;
+    this.pool = new pg.Pool({
+      connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true,
+      statement_timeout: options.statementTimeoutMs, application_name: 'skinfarm-search',
+    });
+    // An idle connection the server closed: the database may be gone; the next read tells.
+    this.pool.on('error', () => this.readSoon());
+  }
+
+  /** Reads the catalogue; an unreachable database does not stop the start (the source is skipped until it answers). */
+  async open(): Promise<void> {
+    await this.readSoon();
+    this.pollTimer = setInterval(() => void this.readSoon(), POLL_MS);
+    this.pollTimer.unref();
+  }
+
+  /** The in-memory index's statistics, from the catalogue, with the last read of it. */
+  get stats(): (IndexStats & { last_rebuild: RebuildReport | null }) | null {
+    return this.catalogue ? { ...this.catalogue, last_rebuild: this.lastRead } : null;
+  }
+
+  unavailable(): string | null {
+    return this.down;
+  }
+
+  /** For /ready: every instance shares the database, so its loss degrades an instance, never takes it out. */
+  readinessCheck(): ReadinessCheck {
+    return {
+      name: 'search_database',
+      critical: false,
+      run: () => (this.down ? { status: 'degraded', detail: this.down } : { status: 'ok', detail: `${this.catalogue?.files ?? 0} files` }),
+    };
+  }
+
+  async search(query: TypedValue, request: SourceRequest): Promise<SourceAnswer> {
+    let rows: LookupRow[];
+    try {
+      ({ rows } = await this.pool.query<LookupRow>({ name: 'search-lookup', text: LOOKUP, values: [valueKey(query), request.limit] }));
+    } catch (error) {
+      // Nothing imported yet: no tables, no rows.
+      if ((error as { code?: string }).code === UNDEFINED_TABLE) return { records: [], raw: [], total: 0 };
+      if (!isDatabaseDown(error)) throw error;
+      this.lost(error as Error);
+      throw new SourceSkipped(this.down!);
+    }
+    const wanted = typedKey(query);
+    const records: SourceRecord[] = [];
+    const raw: Array<{ ref: string; row: string }> = [];
+    for (const row of rows) {
+      if (row.body === null) continue;
+      const entities = decodeEntities(row.entities!);
+      // Keys are fingerprints: the row's own values settle a (vanishingly rare) shared one.
+      if (!entities.some((e) => typedKey(e) === wanted)) continue;
+      const ref = `${row.name}:${row.line}`;
+      records.push({ source: this.id, kind: 'record', ref, fields: JSON.parse(row.body) as Record<string, unknown>, entities });
+      raw.push({ ref, row: row.body });
+    }
+    return { records, raw, total: Number(rows[0]?.total ?? 0) };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    await this.reading;
+    await Promise.allSettled([this.listener?.end(), this.pool.end()]);
+  }
+
+  /** Reads the catalogue now, or once more after the read under way. */
+  private readSoon(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.reading) {
+      this.readAgain = true;
+      return this.reading;
+    }
+    this.reading = this.read().finally(() => {
+      this.reading = null;
+      if (this.readAgain) {
+        this.readAgain = false;
+        void this.readSoon();
+      }
+    });
+    return this.reading;
+  }
+
+  private async read(): Promise<void> {
+    const at = new Date().toISOString();
+    try {
+      await this.listen();
+      const { stats, otherRegion } = await readCatalogue(this.pool, this.region);
+      if (otherRegion.join('\n') !== this.otherRegion && otherRegion.length) {
+        this.log.warn('search data imported with another SEARCH_DEFAULT_REGION; import these files again', { files: otherRegion, region: this.region });
+      }
+      this.otherRegion = otherRegion.join('\n');
+      this.catalogue = stats;
+      this.lastRead = { at, ok: true, error: null };
+      if (this.down) this.log.info('search database reachable again');
+      this.down = null;
+    } catch (error) {
+      this.lastRead = { at, ok: false, error: (error as Error).message };
+      if (isDatabaseDown(error)) this.lost(error as Error);
+      else this.log.warn('search catalogue read failed', { err: error });
+    }
+  }
+
+  /** One connection listens for imports; losing it means reading (and so reconnecting) again. */
+  private async listen(): Promise<void> {
+    if (this.listener) return;
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, application_name: 'skinfarm-search-listen' });
+    const lost = () => {
+      if (this.listener !== client) return;
+      this.listener = null;
+      void this.readSoon();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', () => void this.readSoon());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+    } catch (error) {
+      client.removeAllListeners('end');
+      await client.end().catch(() => {});
+      throw error;
+    }
+    this.listener = client;
+  }
+
+  /** Marks the source skipped and tries again shortly (a failed read comes back here). */
+  private lost(error: Error): void {
+    // The answers say only that; the log says why (an address or a login is no client's business).
+    if (!this.down) this.log.warn('search database unavailable; the source is skipped until it answers', { err: error.message });
+    this.down = 'the database is unavailable';
+    if (this.retryTimer || this.closed) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      void this.readSoon();
+    }, RETRY_MS);
+    this.retryTimer.unref();
+  }
+}

@@ -1,0 +1,257 @@
+// Search on PostgreSQL (SEARCH_DATABASE_URL) at N generated rows (1,000,000 by default): the
+// import's rate (`npm run search-import`, as an operator runs it), the service's start with the
+// data present, its RSS idle and under load, lookups and searches per second in this process
+// (what the database costs), and over HTTP: searches/s with 16 connections (pretty JSON, the
+// default, and pretty=0) and latency at a paced 200/s, by autocannon; and the CPU a row's import
+// and a search take, in our process and in PostgreSQL (what idle cores would do, whatever else
+// runs on the machine). A database of its own is
+// made on the server and dropped after (--keep leaves it, and a later run with --database-url
+// reuses it without importing again).
+//   npm run bench:search-pg -- [--records 1000000] [--seconds 10] [--connections 16] [--rate 200] [--workers N] [--keep] [--database-url URL]
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { parseQuery } from '../../api/search/detect.ts';
+import { CROSS_FANOUT, MAIN_RECORD_LIMIT, runSearch } from '../../api/search/pipeline.ts';
+import { domainAnalyser } from '../../api/search/sources/analysers/domain.ts';
+import { emailAnalyser } from '../../api/search/sources/analysers/email.ts';
+import { ipAnalyser } from '../../api/search/sources/analysers/ip.ts';
+import { macAnalyser } from '../../api/search/sources/analysers/mac.ts';
+import { phoneAnalyser } from '../../api/search/sources/analysers/phone.ts';
+import { PostgresSource } from '../../api/search/sources/postgres.ts';
+import type { TypedValue } from '../../api/search/types.ts';
+import { DEFAULT_REGION } from '../../api/search/values/phone.ts';
+import { silentLogger } from '../../shared/log.ts';
+import { echoErrors, launch, ON_FREE_PORTS, ROOT } from '../launch.ts';
+import { seededRandom, syntheticRecords, writeSyntheticData } from '../search-data.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    records: { type: 'string', default: '1000000' },
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '16' },
+    rate: { type: 'string', default: '200' },
+    workers: { type: 'string', default: String(os.availableParallelism()) },
+    keep: { type: 'boolean', default: false },
+    'database-url': { type: 'string' },
+    server: { type: 'string', default: process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+  },
+});
+const RECORDS = Number(args.records);
+const SECONDS = Number(args.seconds);
+const CONNECTIONS = Number(args.connections);
+const RATE = Number(args.rate);
+const SEED = 42;
+const mb = (bytes: number) => Math.round(bytes / 1048576);
+
+/** A query mix drawn from the data, as bench/search.ts draws it: e-mail, phone, user name, IP by quarters. */
+function sampleQueries(count: number): string[] {
+  const random = seededRandom(7);
+  const wanted = new Set(Array.from({ length: count }, () => Math.floor(random() * RECORDS)));
+  const queries: string[] = [];
+  let i = 0;
+  for (const record of syntheticRecords(RECORDS, SEED)) {
+    if (wanted.has(i)) queries.push(String(record[(['email', 'phone', 'username', 'ip'] as const)[queries.length % 4]]));
+    i += 1;
+  }
+  return queries;
+}
+
+async function onServer<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU seconds a process has used (all its threads), 0 once it is gone. */
+async function cpuOf(pid: number): Promise<number> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stat ? (Number(fields[11]) + Number(fields[12])) / 100 : 0;
+}
+
+/**
+ * CPU seconds used by a process and by the PostgreSQL backends of one application_name, sampled
+ * until stopped (a backend's count is lost when it exits, so its last sample is kept).
+ */
+function cpuMeter(url: string, pid: number, application: string) {
+  const last = new Map<number, number>();
+  const first = new Map<number, number>();
+  let own = { start: 0, last: 0 };
+  const admin = new pg.Client({ connectionString: url });
+  const sample = async () => {
+    const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [application]);
+    for (const { pid: backend } of rows) {
+      const cpu = await cpuOf(backend);
+      if (!first.has(backend)) first.set(backend, cpu);
+      if (cpu) last.set(backend, cpu);
+    }
+    const cpu = await cpuOf(pid);
+    if (cpu) own.last = cpu;
+  };
+  let timer: NodeJS.Timeout;
+  return {
+    async start(): Promise<void> {
+      await admin.connect();
+      own = { start: await cpuOf(pid), last: 0 };
+      await sample();
+      timer = setInterval(() => void sample().catch(() => {}), 250);
+    },
+    /** CPU seconds since start: the process's and the database's. */
+    async stop(): Promise<{ process: number; database: number }> {
+      clearInterval(timer);
+      await sample().catch(() => {});
+      await admin.end();
+      let database = 0;
+      for (const [backend, cpu] of last) database += cpu - (first.get(backend) ?? 0);
+      return { process: Math.max(0, own.last - own.start), database };
+    },
+  };
+}
+
+/** Runs the import command; its last line says what it did. */
+async function runImport(url: string, file: string) {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['scripts/search-import.ts', file, '--workers', args.workers], {
+    cwd: ROOT, env: { ...process.env, SEARCH_DATABASE_URL: url, LOG_FORMAT: 'json' }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const closed = once(child, 'close') as Promise<[number]>;
+  const meter = cpuMeter(url, child.pid!, 'skinfarm-search-import');
+  await meter.start();
+  let done: Record<string, number> = {};
+  for await (const line of readline.createInterface({ input: child.stdout! })) {
+    const entry = JSON.parse(line) as Record<string, unknown>;
+    if (entry.msg === 'search import done') done = entry as Record<string, number>;
+    else if (entry.level !== 'info') process.stderr.write(`${line}\n`);
+  }
+  const cpu = await meter.stop();
+  const [code] = await closed;
+  if (code !== 0) throw new Error(`search-import exited with ${code}`);
+  return { wallMs: Math.round(performance.now() - started), done, cpu };
+}
+
+async function timed(seconds: number, concurrency: number, fn: () => Promise<unknown>): Promise<number> {
+  const until = performance.now() + seconds * 1000;
+  let ops = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < until) {
+      await fn();
+      ops += 1;
+    }
+  }));
+  return Math.round(ops / ((performance.now() - started) / 1000));
+}
+
+async function functionLevel(url: string, queries: TypedValue[]) {
+  const source = new PostgresSource(url, { region: DEFAULT_REGION, log: silentLogger, statementTimeoutMs: 4000 });
+  await source.open();
+  const sources = [source, ipAnalyser, domainAnalyser, phoneAnalyser, macAnalyser, emailAnalyser];
+  let q = 0;
+  const next = () => queries[q++ % queries.length];
+  const request = { signal: new AbortController().signal, limit: MAIN_RECORD_LIMIT };
+  const options = { timeoutMs: 8000, sourceTimeoutMs: 4000, log: silentLogger };
+  try {
+    return {
+      lookup: await timed(SECONDS / 2, CONNECTIONS, () => source.search(next(), request)),
+      cross: await timed(SECONDS / 2, CONNECTIONS, () => runSearch(sources, next(), { ...options, crossFanout: CROSS_FANOUT })),
+    };
+  } finally {
+    await source.close();
+  }
+}
+
+const rssOf = (pid: number, field = 'VmRSS') =>
+  fs.readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(s)?.[1] ?? 0) * 1024, () => 0);
+
+async function httpLevel(url: string, queries: string[]) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-bench-search-pg-'));
+  const admin = 'bench-admin-token';
+  const started = performance.now();
+  const service = await launch({
+    ...ON_FREE_PORTS, SERVICES: 'search', LOG_LEVEL: 'info', SEARCH_DATABASE_URL: url, SEARCH_ADMIN_TOKEN: admin, DATA_DIR: dataDir,
+    SEARCH_RATE_LIMIT: '1000000', OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false', SESSION_SECRET: 'bench-session-secret-0123456789',
+  }, { timeoutMs: 600_000, dropLogs: true, onLine: echoErrors });
+  const startMs = Math.round(performance.now() - started);
+  const pid = service.process.pid!;
+  try {
+    const idleRss = await rssOf(pid);
+    const created = await fetch(`${service.urls.search}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: JSON.stringify({ name: 'bench' }) });
+    const { key } = await created.json() as { key: string };
+    const load = async (pretty: boolean, rate?: number) => {
+      let n = 0;
+      const meter = cpuMeter(url, pid, 'skinfarm-search');
+      await meter.start();
+      const result = await autocannon({
+        url: service.urls.search, connections: CONNECTIONS, duration: SECONDS, headers: { 'x-api-key': key },
+        ...(rate ? { overallRate: rate } : {}),
+        requests: [{ setupRequest: (req) => ({ ...req, path: `/v1/search?query=${encodeURIComponent(queries[n++ % queries.length])}${pretty ? '' : '&pretty=0'}` }) }],
+      });
+      const cpu = await meter.stop();
+      const perSearch = (seconds: number) => Math.round((seconds / result.requests.total) * 10_000) / 10;
+      return {
+        perSecond: Math.round(result.requests.total / SECONDS), p50: result.latency.p50, p99: result.latency.p99,
+        kb: Math.round(result.throughput.total / result.requests.total / 1024), failed: result.errors + result.timeouts + result.non2xx,
+        serviceMs: perSearch(cpu.process), databaseMs: perSearch(cpu.database),
+      };
+    };
+    const pretty = await load(true);
+    const compact = await load(false);
+    const paced = await load(false, RATE);
+    const pacedPretty = await load(true, RATE);
+    const loadedRss = await rssOf(pid);
+    // What it keeps once idle: the service gives memory back after IDLE_TRIM_SECONDS (15) without a request.
+    await new Promise((r) => setTimeout(r, 20_000));
+    return { startMs, idleRss, loadedRss, trimmedRss: await rssOf(pid), peakRss: await rssOf(pid, 'VmHWM'), pretty, compact, paced, pacedPretty };
+  } finally {
+    await service.stop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const dataFile = path.join(os.tmpdir(), `skinfarm-search-bench-${RECORDS}-${SEED}.jsonl`);
+if (!await fs.stat(dataFile).catch(() => null)) {
+  const started = performance.now();
+  await writeSyntheticData(dataFile, RECORDS, { seed: SEED });
+  console.log(`generated ${RECORDS} records in ${Math.round(performance.now() - started)} ms -> ${dataFile}`);
+}
+const queries = sampleQueries(2000);
+console.log(`data: ${RECORDS} records, ${mb((await fs.stat(dataFile)).size)} MB JSONL; ${os.availableParallelism()} cores, load ${os.loadavg()[0].toFixed(2)}, Node ${process.version}`);
+
+const name = `skinfarm_bench_${randomBytes(4).toString('hex')}`;
+const own = !args['database-url'];
+const url = args['database-url'] ?? Object.assign(new URL(args.server), { pathname: `/${name}` }).href;
+if (own) await onServer(args.server, (c) => c.query(`CREATE DATABASE ${name}`));
+try {
+  if (own) {
+    const { wallMs, done, cpu } = await runImport(url, dataFile);
+    const size = await onServer(url, (c) => c.query<{ size: string }>('SELECT pg_database_size(current_database()) AS size'));
+    const perRow = (seconds: number) => Math.round((seconds / done.rows) * 1e6);
+    console.log(`import (${args.workers} typing threads): ${done.rows} rows in ${wallMs} ms wall (${done.ms} ms importing): ${Math.round(done.rows / (wallMs / 1000))} rows/s; database ${mb(Number(size.rows[0].size))} MB`);
+    console.log(`import CPU: ${perRow(cpu.process)} µs a row in the import (reading, typing, COPY), ${perRow(cpu.database)} µs in PostgreSQL: ${Math.round(os.availableParallelism() / ((cpu.process + cpu.database) / done.rows))} rows/s on ${os.availableParallelism()} idle cores`);
+  }
+  const fn = await functionLevel(url, queries.map((q) => parseQuery(q, 'auto')));
+  console.log(`function level (${CONNECTIONS} at once): ${fn.lookup}/s lookups (up to ${MAIN_RECORD_LIMIT} rows), ${fn.cross}/s searches (main + cross pass, analysers included)`);
+  const h = await httpLevel(url, queries);
+  console.log(`service: ready in ${h.startMs} ms; RSS ${mb(h.idleRss)} MB at start, ${mb(h.loadedRss)} MB after the load (peak ${mb(h.peakRss)} MB), ${mb(h.trimmedRss)} MB idle 20 s later`);
+  for (const [label, r] of [['pretty (default)', h.pretty], ['pretty=0', h.compact]] as const) {
+    console.log(`http ${label}, ${CONNECTIONS} connections: ${r.perSecond}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.kb} KB an answer, ${r.failed} failed; CPU a search: service ${r.serviceMs} ms, PostgreSQL ${r.databaseMs} ms`);
+  }
+  for (const [label, r] of [['pretty=0', h.paced], ['pretty (default)', h.pacedPretty]] as const) {
+    console.log(`http ${label} paced at ${RATE}/s: ${r.perSecond}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.failed} failed`);
+  }
+} finally {
+  if (own && !args.keep) await onServer(args.server, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  else if (own) console.log(`kept: --database-url ${url}`);
+}
