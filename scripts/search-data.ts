@@ -72,6 +72,22 @@ export function* syntheticRecords(count: number, seed = 1): Generator<Record<str
 }
 
 /** Writes `records` generated records, then `extra`, as JSONL (streamed: fine for millions). */
+/**
+ * `count` queries drawn from the first `records` synthetic records (seed `seed`), e-mail, phone,
+ * user name and IPv4 by quarters: a benchmark's mix of few-match and many-match values.
+ */
+export function sampleQueries(records: number, count: number, seed: number): string[] {
+  const random = seededRandom(7);
+  const wanted = new Set(Array.from({ length: count }, () => Math.floor(random() * records)));
+  const queries: string[] = [];
+  let i = 0;
+  for (const record of syntheticRecords(records, seed)) {
+    if (wanted.has(i)) queries.push(String(record[(['email', 'phone', 'username', 'ip'] as const)[queries.length % 4]]));
+    i += 1;
+  }
+  return queries;
+}
+
 export async function writeSyntheticData(file: string, records: number, options: { seed?: number; extra?: Array<Record<string, unknown>> } = {}): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const out = createWriteStream(file);

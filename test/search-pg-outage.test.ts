@@ -9,6 +9,7 @@ import path from 'node:path';
 import test from 'ava';
 import { createDatabase, runImport, tcpProxy, type TcpProxy, type TestDatabase } from './helpers/postgres.ts';
 import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
+import { until } from './helpers/poll.ts';
 
 const PERSON = { full_name: 'Ada Example', phone: '+1 202 555 0143', email: 'ada.example@example.org' };
 
@@ -44,16 +45,6 @@ const search = (service: RunningApp, query: string) =>
 const sourceState = async (service: RunningApp) =>
   (await call(`${service.urls.search}/health`)).json.sources.find((s: { id: string }) => s.id === 'local_index');
 
-/** Polls until `check` holds; fails after `ms`. */
-async function until<T>(what: string, probe: () => Promise<T>, check: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not seen in ${ms} ms (last: ${JSON.stringify(value).slice(0, 300)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test.serial('the database going away: the other sources answer, local_index is skipped, and it comes back without a restart', async (t) => {
   const before = await search(app, PERSON.phone);

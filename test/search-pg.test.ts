@@ -11,6 +11,7 @@ import { ConfigError, loadConfig } from '../api/config.ts';
 import { syntheticRecords, writeSyntheticData } from '../scripts/search-data.ts';
 import { createDatabase, fileOutcomes, runImport, type TestDatabase } from './helpers/postgres.ts';
 import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
+import { until } from './helpers/poll.ts';
 
 const RECORDS = 1500;
 const SEED = 5;
@@ -86,16 +87,6 @@ function indexFacts(index: Record<string, unknown>) {
   return { files, records, values, malformed, problems, data_files: dataFiles };
 }
 
-/** Polls until `check` holds (a change another process makes); fails after `ms`. */
-async function until<T>(what: string, probe: () => Promise<T>, check: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not seen in ${ms} ms (last: ${JSON.stringify(value).slice(0, 300)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test.serial('the PostgreSQL source gives the in-memory index\'s answers, every one', async (t) => {
   t.is(firstImport.code, 0, firstImport.stderr);

@@ -30,7 +30,8 @@ import type { TypedValue } from '../../api/search/types.ts';
 import { DEFAULT_REGION } from '../../api/search/values/phone.ts';
 import { silentLogger } from '../../shared/log.ts';
 import { echoErrors, launch, ON_FREE_PORTS, ROOT } from '../launch.ts';
-import { seededRandom, syntheticRecords, writeSyntheticData } from '../search-data.ts';
+import { sampleQueries, writeSyntheticData } from '../search-data.ts';
+import { onServer } from '../postgres.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -51,28 +52,7 @@ const RATE = Number(args.rate);
 const SEED = 42;
 const mb = (bytes: number) => Math.round(bytes / 1048576);
 
-/** A query mix drawn from the data, as bench/search.ts draws it: e-mail, phone, user name, IP by quarters. */
-function sampleQueries(count: number): string[] {
-  const random = seededRandom(7);
-  const wanted = new Set(Array.from({ length: count }, () => Math.floor(random() * RECORDS)));
-  const queries: string[] = [];
-  let i = 0;
-  for (const record of syntheticRecords(RECORDS, SEED)) {
-    if (wanted.has(i)) queries.push(String(record[(['email', 'phone', 'username', 'ip'] as const)[queries.length % 4]]));
-    i += 1;
-  }
-  return queries;
-}
 
-async function onServer<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** CPU seconds a process has used (all its threads), 0 once it is gone. */
 async function cpuOf(pid: number): Promise<number> {
@@ -226,7 +206,7 @@ if (!await fs.stat(dataFile).catch(() => null)) {
   await writeSyntheticData(dataFile, RECORDS, { seed: SEED });
   console.log(`generated ${RECORDS} records in ${Math.round(performance.now() - started)} ms -> ${dataFile}`);
 }
-const queries = sampleQueries(2000);
+const queries = sampleQueries(RECORDS, 2000, SEED);
 console.log(`data: ${RECORDS} records, ${mb((await fs.stat(dataFile)).size)} MB JSONL; ${os.availableParallelism()} cores, load ${os.loadavg()[0].toFixed(2)}, Node ${process.version}`);
 
 const name = `skinfarm_bench_${randomBytes(4).toString('hex')}`;

@@ -20,7 +20,7 @@ import type { TypedValue } from '../../api/search/types.ts';
 import { parseQuery } from '../../api/search/detect.ts';
 import { silentLogger } from '../../shared/log.ts';
 import { echoErrors, launch, ON_FREE_PORTS, redisServerMissing, startRedis } from '../launch.ts';
-import { seededRandom, syntheticRecords, writeSyntheticData } from '../search-data.ts';
+import { sampleQueries, writeSyntheticData } from '../search-data.ts';
 import { DEFAULT_REGION } from '../../api/search/values/phone.ts';
 
 const { values: args } = parseArgs({
@@ -39,21 +39,6 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 const mb = (bytes: number) => Math.round(bytes / 1048576);
 
-/** A query mix drawn from the data: e-mail (1 record each), phone (~25), user name, IPv4 (~650). */
-function sampleQueries(count: number): string[] {
-  const random = seededRandom(7);
-  const wanted = new Set(Array.from({ length: count }, () => Math.floor(random() * RECORDS)));
-  const queries: string[] = [];
-  let i = 0;
-  for (const record of syntheticRecords(RECORDS, SEED)) {
-    if (wanted.has(i)) {
-      const field = (['email', 'phone', 'username', 'ip'] as const)[queries.length % 4];
-      queries.push(String(record[field]));
-    }
-    i += 1;
-  }
-  return queries;
-}
 
 async function timed(seconds: number, fn: () => Promise<unknown>): Promise<{ ops: number; perSecond: number }> {
   const until = performance.now() + seconds * 1000;
@@ -151,7 +136,7 @@ if (!existing) {
   console.log(`generated ${RECORDS} records in ${Math.round(performance.now() - started)} ms -> ${dataFile}`);
 }
 const size = (await fs.stat(dataFile)).size;
-const queries = sampleQueries(2000);
+const queries = sampleQueries(RECORDS, 2000, SEED);
 const typed = queries.map((q) => parseQuery(q, 'auto'));
 console.log(`data: ${RECORDS} records, ${mb(size)} MB JSONL; ${queries.length} sampled queries (e-mail, phone, user name, IPv4)`);
 

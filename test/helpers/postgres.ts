@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import pg from 'pg';
 import { ROOT } from './service.ts';
+import { onServer } from '../../scripts/postgres.ts';
 
 export const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -16,15 +17,6 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-async function onServer<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** A new empty database with a random name; drop() removes it, connections and all. */
 export async function createDatabase(): Promise<TestDatabase> {
