@@ -6,7 +6,6 @@ import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
 import { readMediaSettings, type MediaSettings } from './media/config.ts';
 import { parseBudget, type BudgetSpec } from './skins/upstream/budget.ts';
 import type { CountryCode } from 'libphonenumber-js';
-import { SEARCH_GROUPS } from './search/auth.ts';
 import { DEFAULT_REGION, parseRegion } from './search/values/phone.ts';
 
 export type ServiceName = 'skins' | 'media' | 'search';
@@ -215,8 +214,8 @@ export function loadConfig(env: Env = process.env): Config {
       defaultRegion: defaultRegion ?? DEFAULT_REGION,
       auditSecret,
       publicUrl: env.SEARCH_PUBLIC_URL?.trim() ? url('SEARCH_PUBLIC_URL', '') : null,
-      rateLimit: int('SEARCH_RATE_LIMIT', SEARCH_GROUPS.search.limit, 1, 1_000_000),
-      adminRateLimit: int('SEARCH_ADMIN_RATE_LIMIT', SEARCH_GROUPS.admin.limit, 1, 1_000_000),
+      rateLimit: int('SEARCH_RATE_LIMIT', 600, 1, 1_000_000),
+      adminRateLimit: int('SEARCH_ADMIN_RATE_LIMIT', 120, 1, 1_000_000),
     };
   };
 

@@ -20,7 +20,9 @@ import { lagMonitor } from './http/load-shed.ts';
 import { protectMetrics } from './metrics.ts';
 import { lagCheck, Readiness, redisCheck } from './readiness.ts';
 import { checkCacheRedis, connectRedis } from './redis.ts';
+import { servedDocs } from './docs/served.ts';
 import { createMediaService } from './media/service.ts';
+import { ROUTE_TABLES } from './route-tables.ts';
 import { formatSearchError } from './search/errors.ts';
 import { createSearchService } from './search/service.ts';
 import type { Service, SharedDeps } from './service.ts';
@@ -28,7 +30,8 @@ import { createSkinsService } from './skins/service.ts';
 import { createUpstreams } from './skins/upstreams.ts';
 
 const FACTORIES: Record<ServiceName, (deps: SharedDeps) => Promise<Service>> = {
-  skins: createSkinsService,
+  // The skins service serves the document of every service's table.
+  skins: (deps) => createSkinsService(deps, servedDocs(deps.config, ROUTE_TABLES)),
   media: createMediaService,
   search: createSearchService,
 };

@@ -8,8 +8,9 @@ import path from 'node:path';
 import test from 'ava';
 import type { Page } from 'puppeteer-core';
 import { loadConfig } from '../api/config.ts';
-import { describedRoutes, ROUTE_TABLES, serviceUrls } from '../api/docs/openapi.ts';
-import { SKINS_ROUTES } from '../api/skins/routes.ts';
+import { buildOpenApi, describedRoutes, serviceUrls } from '../api/docs/openapi.ts';
+import { ROUTE_TABLES } from '../api/route-tables.ts';
+import { SKINS_TABLE } from '../api/skins/routes.ts';
 import type { LaunchedBrowser } from '../renderer/browser.ts';
 import { openPage, startBrowser } from './helpers/browser.ts';
 import { freePort } from './helpers/redis.ts';
@@ -22,7 +23,7 @@ const ADMIN_TOKEN = 'docs-admin-token-that-must-not-leak';
 
 // Every route of the three services' tables (api/http/route-table.ts), as the document lists them
 // ([method, OpenAPI path]), HEAD where a route describes it (Koa answers it on every GET route).
-const ROUTES: Array<[string, string]> = describedRoutes().flatMap(({ method, path: p, route }): Array<[string, string]> =>
+const ROUTES: Array<[string, string]> = describedRoutes(ROUTE_TABLES).flatMap(({ method, path: p, route }): Array<[string, string]> =>
   [[method, p], ...(route.doc.head ? [['head', p] as [string, string]] : [])]);
 interface Schema { type?: string; enum?: unknown[]; default?: unknown; minimum?: number; maximum?: number; pattern?: string; $ref?: string; properties?: Record<string, Schema & { deprecated?: boolean }> }
 interface Param { name: string; in: string; required: boolean; schema: Schema; description: string; deprecated?: boolean; example?: unknown }
@@ -95,7 +96,7 @@ test('/openapi.json is an OpenAPI 3.1 document with every route of the three ser
   }
 });
 
-test('each service answers exactly the methods its table lists on a path: any other is 405 naming them', async (t) => {
+test('each service answers exactly the methods its table lists on a path: any other is 405 naming them, and a CORS preflight names the same', async (t) => {
   const bases: Record<string, string> = { skins: h.base, media: `http://127.0.0.1:${ports.media}`, search: `http://127.0.0.1:${ports.search}` };
   const samples: Record<string, string> = { name: 'SlimAlex', size: '64', uuid: '0'.repeat(32), file: `${'0'.repeat(24)}.png`, id: 'key_none' };
   const matches = (template: string, url: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(url);
@@ -105,16 +106,46 @@ test('each service answers exactly the methods its table lists on a path: any ot
       const r = await call(`${bases[service]}${url}`, { method: 'PUT' });
       t.is(r.status, 405, `PUT ${service} ${url}`);
       t.deepEqual(r.headers.get('allow')?.split(', ').sort(), [...new Set([...listed, 'OPTIONS'])].sort(), `${service} ${url}`);
+      const preflight = await call(`${bases[service]}${url}`, { method: 'OPTIONS', headers: { origin: 'https://example.org', 'access-control-request-method': listed[0] } });
+      t.is(preflight.status, 204);
+      t.is(preflight.headers.get('access-control-allow-methods'), r.headers.get('allow'), `preflight ${service} ${url}`);
     }
   }
+  // Where no route answers, a preflight names every method of the service (the 404 then reaches the script).
+  const elsewhere = await call(`${bases.search}/v1/nothing-here`, { method: 'OPTIONS', headers: { origin: 'https://example.org', 'access-control-request-method': 'DELETE' } });
+  t.deepEqual(elsewhere.headers.get('access-control-allow-methods')?.split(', ').sort(), ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST']);
+});
+
+test('each route\'s caching is declared in its table entry: the document lists it, and the answers carry it', async (t) => {
+  const declared = ROUTE_TABLES.flatMap(({ routes }) => routes).filter((r) => r.cacheControl && r.path !== '/');
+  t.true(declared.length >= 20);
+  for (const route of declared) {
+    const ok = op(route.method, route.docPath ?? route.path).responses[route.doc.status ?? '200'] as { headers?: Record<string, { description: string }> };
+    t.is(ok.headers?.['Cache-Control']?.description, route.cacheControl, `${route.method} ${route.path}`);
+  }
+  const media = `http://127.0.0.1:${ports.media}`;
+  for (const [url, expected] of [[`${h.base}/favicon.ico`, 'public, max-age=86400'], [`${h.base}/status`, 'no-store'], [`${h.base}/`, 'no-store'],
+    [`${h.base}/v1/avatar/SlimAlex/32`, 'public, max-age=300, immutable'], [`${h.base}/docs/assets/viewer.js`, 'no-cache'],
+    [`${media}/categories`, 'no-store'], [`${media}/`, 'no-store']]) {
+    t.is((await call(url)).headers.get('cache-control'), expected, url);
+  }
+  t.is((await call(`${h.base}/v1/avatar/SlimAlex/32?yaw=400`)).headers.get('cache-control'), 'no-store', 'an error sets its own');
+});
+
+test('a quota that is a setting is documented as configured', (t) => {
+  const built = buildOpenApi(loadConfig({ MEDIA_RATE_LIMIT: '42', MEDIA_FILE_RATE_LIMIT: '43', SEARCH_ADMIN_RATE_LIMIT: '44' }), ROUTE_TABLES);
+  t.regex(built.paths['/categories'].get!.description!, /Rate limit: 42 requests per minute per IP \(group media\)/);
+  t.regex(built.paths['/f/{file}'].get!.description!, /Rate limit: 43 requests per minute per IP \(group media-file\)/);
+  t.regex(built.paths['/v1/admin/keys/{id}'].patch!.description!, /Rate limit: 44 requests per minute per IP \(group search-admin\)/);
+  t.regex(built.paths['/v1/search'].get!.description!, /Rate limit: 600 requests per minute per IP \(group search\)/, 'the default where none is set');
 });
 
 test('two services share a path only under one shared description that names them', (t) => {
-  const health = SKINS_ROUTES.find((r) => r.path === '/health')!;
+  const health = SKINS_TABLE.routes.find((r) => r.path === '/health')!;
   const ownCopy = { ...health, doc: { ...health.doc } };
   t.throws(() => describedRoutes([{ service: 'skins', routes: [health] }, { service: 'media', routes: [ownCopy] }]), { message: 'get /health is described twice' });
   t.throws(() => describedRoutes([{ service: 'skins', routes: [health] }]), { message: /get \/health is answered by skins, described for skins, media, search/ });
-  t.is(describedRoutes().filter((r) => r.path === '/health').length, 1);
+  t.is(describedRoutes(ROUTE_TABLES).filter((r) => r.path === '/health').length, 1);
 });
 
 test('parameters carry defaults, ranges and enums; bodies, schemas and security are described', (t) => {
@@ -280,7 +311,8 @@ async function openDocs(page: Page, hash = ''): Promise<void> {
 async function tryIt(page: Page, tag: string, operationId: string, values: Record<string, string>, answer: 'pre' | 'img') {
   const op = `#operations-${tag}-${operationId}`;
   await page.click(`${op} .opblock-summary-control`);
-  await page.click(`${op} .try-out__btn`);
+  // The operation opens after the click has returned: its button is there a moment later.
+  await (await page.waitForSelector(`${op} .try-out__btn`))!.click();
   for (const [name, value] of Object.entries(values)) {
     const field = (await page.$(`${op} tr[data-param-name="${name}"] select`)) ? 'select' : 'input';
     if (field === 'select') await page.select(`${op} tr[data-param-name="${name}"] select`, value);

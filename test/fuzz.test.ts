@@ -12,7 +12,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { ROUTE_TABLES } from '../api/docs/openapi.ts';
+import { ROUTE_TABLES } from '../api/route-tables.ts';
 import { SHELL_ROUTES } from '../api/docs/shared-routes.ts';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
 import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';

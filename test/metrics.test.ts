@@ -2,7 +2,7 @@
 // constant time, and no metrics for another machine unless the operator says so.
 import { randomBytes } from 'node:crypto';
 import test from 'ava';
-import { ROUTE_TABLES } from '../api/docs/openapi.ts';
+import { ROUTE_TABLES } from '../api/route-tables.ts';
 import { SHELL_ROUTES } from '../api/docs/shared-routes.ts';
 import { metricsRefusal, OTHER_ROUTE, protectMetrics } from '../api/metrics.ts';
 import { call, startApp, type RunningApp } from './helpers/service.ts';

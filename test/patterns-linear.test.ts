@@ -8,6 +8,7 @@ import type { Context } from 'koa';
 import { clientAddress, requestOrigin } from '../api/http/client-address.ts';
 import { readParams, type Param } from '../api/http/params.ts';
 import { describedRoutes } from '../api/docs/openapi.ts';
+import { ROUTE_TABLES } from '../api/route-tables.ts';
 import { parseRange } from '../api/media/file-response.ts';
 import { parseSelection } from '../api/media/selector.ts';
 import { TokenSigner } from '../api/media/token.ts';
@@ -179,7 +180,7 @@ const PARSERS: Array<[string, Parse]> = [
 // schema params.ts reads (a 0/1 switch, a bounded number, an enum, text).
 const schemaKind = ({ schema }: Param) => (schema.enum ? (schema.type === 'integer' ? 'switch' : 'enum') : schema.type);
 const readers = new Map<string, Param>();
-for (const { method, path, params } of describedRoutes()) {
+for (const { method, path, params } of describedRoutes(ROUTE_TABLES)) {
   for (const p of params) {
     const key = p.read ? `${method} ${path} ${p.name}` : `of type ${schemaKind(p)}`;
     if (!readers.has(key) && !(p.read && [...readers.values()].some((seen) => seen.read === p.read))) readers.set(key, p);

@@ -4,7 +4,7 @@
 import { html } from '../http/html.ts';
 import type { Lang } from '../http/i18n.ts';
 import { page, STYLE_SOURCE, type PageFrame } from '../http/page.ts';
-import type { OpenApiDocument } from './openapi.ts';
+import type { OpenApiDocument } from './openapi-types.ts';
 
 const TEXT = {
   en: { title: 'API docs', machine: 'Machine-readable:', version: 'version', note: '', script: 'The API viewer needs JavaScript; the description itself is at' },

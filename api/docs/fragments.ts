@@ -2,9 +2,8 @@
 // redirect), the shared headers and security requirements, and the `pretty` switch every JSON
 // route takes. Plain data, so a route table can import it without importing the document.
 import { flag } from '../http/params.ts';
-import { IMAGE_CACHE_CONTROL } from '../skins/image-response.ts';
-import type { Response, SecurityRequirement } from './openapi.ts';
-import { envelope, ref, type Schema } from './schemas.ts';
+import type { Response, Schema, SecurityRequirement } from './openapi-types.ts';
+import { envelope, ref } from './schemas.ts';
 
 const text: Schema = { type: 'string' };
 const header = (description: string, schema: Schema = text) => ({ description, schema });
@@ -14,12 +13,11 @@ export const HEADERS = {
   'X-RateLimit-Reset': header('Unix time when the window ends', { type: 'integer' }),
   'Retry-After': header('seconds to wait', { type: 'integer' }),
   ETag: header('from the texture hash and the normalised options (If-None-Match answers 304)'),
-  'Cache-Control': header(IMAGE_CACHE_CONTROL),
   'X-Cache': header('HIT, MISS or STALE', { type: 'string', enum: ['HIT', 'MISS', 'STALE'] }),
   Location: header('where to go'),
   Allow: header('the methods this path answers'),
   'Content-Range': header('bytes first-last/size of a 206; bytes */size of a 416'),
-  'Access-Control-Allow-Methods': header('GET, POST, OPTIONS'),
+  'Access-Control-Allow-Methods': header('the methods the path answers (on a path the service does not answer: every method it answers anywhere)'),
 };
 /** References to shared headers (components.headers), keyed by name as responses list them. */
 export const headers = (...names: Array<keyof typeof HEADERS>) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
@@ -29,7 +27,7 @@ export function json(description: string, schema: Schema): Response {
 }
 /** The skins envelope with `data` of the named component schema. */
 export const data = (description: string, name: string) => json(`${description} (envelope, data: ${name})`, envelope(ref(name)));
-export const png = (description: string): Response => ({ description, headers: headers('ETag', 'Cache-Control', 'X-Cache'), content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } });
+export const png = (description: string): Response => ({ description, headers: headers('ETag', 'X-Cache'), content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } });
 export const HTML = { schema: text };
 export const html = (description: string): Response => ({ description, content: { 'text/html': HTML } });
 export const redirect = (description: string): Response => ({ description, headers: headers('Location') });

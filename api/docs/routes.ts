@@ -1,12 +1,12 @@
 // GET /openapi.json, GET /docs and the viewer's files on the skins service, over a source of the
-// built document (api/docs/served.ts), so that the document can list these routes without
-// importing itself.
+// built document that the composition root hands the service (api/docs/served.ts), so that the
+// document can list these routes and no service imports the others' tables.
 import type { Context } from 'koa';
 import { inPath, text } from '../http/params.ts';
 import { pageFrame, type PageFrame, type SiteAddresses } from '../http/page.ts';
 import type { Route } from '../http/route-table.ts';
 import { html, json } from './fragments.ts';
-import type { OpenApiDocument } from './openapi.ts';
+import type { OpenApiDocument } from './openapi-types.ts';
 import { ASSET_NAMES, ASSET_TYPES, sendAsset } from './viewer.ts';
 
 export interface DocsSource {
@@ -28,7 +28,8 @@ export const DOCS_ROUTES: Route<DocsSource>[] = [
     },
   },
   {
-    method: 'get', path: '/docs/assets/{file}',
+    // Revalidated on each use: a new version is seen at once, an unchanged one is a 304.
+    method: 'get', path: '/docs/assets/{file}', cacheControl: 'no-cache',
     params: [inPath('file', `one of ${ASSET_NAMES.join(', ')}`, text, { example: 'viewer.js' })],
     handle: (ctx, _docs, params) => sendAsset(ctx, params.file as string),
     doc: {

@@ -1,16 +1,19 @@
-// The document and the /docs page as the skins service serves them: the document built on first
-// use and again only if PUBLIC_URL changes (a port 0 is known after listen); the page, a small
-// frame around the viewer, per request (its header links depend on the request's host).
+// The document and the /docs page as the skins service serves them, over the route tables the
+// composition root gives: the document built on first use and again only if PUBLIC_URL changes (a
+// port 0 is known after listen); the page, a small frame around the viewer, per request (its header
+// links depend on the request's host).
 import type { Config } from '../config.ts';
+import type { RouteTable } from '../http/route-table.ts';
 import { docsPolicy, renderDocsPage } from './docs-page.ts';
-import { buildOpenApi, type OpenApiDocument } from './openapi.ts';
+import { buildOpenApi } from './openapi.ts';
+import type { OpenApiDocument } from './openapi-types.ts';
 import type { DocsSource } from './routes.ts';
 
-export function servedDocs(config: Config): DocsSource {
+export function servedDocs(config: Config, tables: readonly RouteTable[]): DocsSource {
   let built: { publicUrl: string; doc: OpenApiDocument; policy: string } | null = null;
   const current = () => {
     if (built?.publicUrl !== config.publicUrl) {
-      const doc = buildOpenApi(config);
+      const doc = buildOpenApi(config, tables);
       built = { publicUrl: config.publicUrl, doc, policy: docsPolicy(doc) };
     }
     return built;

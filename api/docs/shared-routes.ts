@@ -1,8 +1,10 @@
-// Descriptions of the paths every service answers (/, /health, /metrics). Each service's table
-// has its own entry with its own handler and names one of these descriptions, which the document
-// lists once for all of them; /metrics is answered by the app shell (api/metrics.ts).
+// Descriptions of the paths every service answers (/, /health, /ready, /metrics). Each service's
+// table has its own entry for / and /health with its own handler and names one of these
+// descriptions, which the document lists once for all of them; /ready and /metrics are answered
+// by the app shell (api/readiness.ts, api/metrics.ts).
 import { SERVICE_NAMES } from '../config.ts';
 import type { OperationDoc, RouteSpec } from '../http/route-table.ts';
+import type { SecurityScheme } from './openapi-types.ts';
 import { headers, HTML, json, redirect, octets, requires } from './fragments.ts';
 import { ref } from './schemas.ts';
 
@@ -31,6 +33,11 @@ export const HEALTH_DOC: OperationDoc = {
   services: [...SERVICE_NAMES],
   summary: 'Health and version', description: 'Each service answers its own shape; no credentials needed.',
   ok: json('service state', { oneOf: [ref('SkinsHealth'), ref('MediaHealth'), ref('SearchHealth')] }),
+};
+
+/** The security schemes the app shell's routes name. */
+export const SHELL_SECURITY: Record<string, SecurityScheme> = {
+  metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when set' },
 };
 
 /** Routes the app shell answers on every service, before any table. */

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
-import { etagMatches } from '../skins/image-response.ts';
+import { etagMatches } from '../http/etag.ts';
 
 const resolve = createRequire(import.meta.url).resolve;
 const dist = (name: string) => resolve(`swagger-ui-dist/${name}`);
@@ -47,12 +47,11 @@ function asset(name: string): Asset | undefined {
   return found;
 }
 
-/** GET /docs/assets/{file}: revalidated on each use (a new version is seen at once), 304 when unchanged. */
+/** GET /docs/assets/{file}: 304 when the client holds this version. */
 export async function sendAsset(ctx: Context, name: string): Promise<void> {
   const found = asset(name);
   if (!found) throw new ApiError('route_not_found', { detail: 'no such file of the API viewer' });
   ctx.set('ETag', found.etag);
-  ctx.set('Cache-Control', 'no-cache');
   ctx.vary('Accept-Encoding');
   if (etagMatches(ctx.get('If-None-Match'), found.etag)) {
     ctx.status = 304;

@@ -34,12 +34,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.on('error', (err: unknown) => options.log.error('koa error', { err }));
   app.use(requestContext(options.service, VERSION, options.log, options.config.accessLog, options.config.trustProxy));
   app.use(jsonSerializer());
-  app.use(cors());
+  const routes = new ServiceRoutes(app);
+  app.use(cors(routes));
   app.use(errorHandler(options.formatError, () => options.log));
   app.use(metricsRoute());
   if (options.readiness) app.use(readinessRoute(options.service, options.readiness));
   app.use(lagMonitor.middleware(options.config.maxLagMs));
-  const routes = new ServiceRoutes(app);
   app.use(routes.methodGuard());
   return { app, routes };
 }

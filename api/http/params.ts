@@ -3,7 +3,7 @@
 // in /openapi.json, so a default, a range or an allowed value is written once.
 import type { Context } from 'koa';
 import { ApiError, type ErrorCode } from '../../shared/errors.ts';
-import type { Schema } from '../docs/schemas.ts';
+import type { Schema } from '../docs/openapi-types.ts';
 import { queryParam } from './body.ts';
 
 /** What the docs need to fill in examples that depend on the configuration. */

@@ -1,12 +1,13 @@
 // Routes as data (the idea of browserless's route classes): each entry declares its method, path,
-// rate-limit group, parameters and what /openapi.json says about it, plus a thin handler. The
-// same table registers the @koa/router routes (and so ServiceRoutes' Allow lists), applies the
-// limiter, reads the parameters, feeds api/docs/openapi.ts and the tests.
+// rate-limit group, caching, parameters and what /openapi.json says about it, plus a thin handler.
+// The same table registers the @koa/router routes (and so the Allow lists and CORS preflights),
+// applies the limiter and the caching, reads the parameters, feeds the OpenAPI builder (which the
+// composition root gives every table) and the tests.
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { ErrorCode } from '../../shared/errors.ts';
-import type { RequestBody, Response, SecurityRequirement } from '../docs/openapi.ts';
-import type { ServiceName } from '../config.ts';
+import type { RequestBody, Response, Schema, SecurityRequirement, SecurityScheme } from '../docs/openapi-types.ts';
+import type { Config, ServiceName } from '../config.ts';
 import { readParams, type DocContext, type Param, type Params } from './params.ts';
 import type { RateLimiter, RateLimitGroup } from './rate-limit.ts';
 
@@ -39,6 +40,12 @@ export interface OperationDoc {
   services?: readonly ServiceName[];
 }
 
+/**
+ * A route's per-IP quota group. Its limit is a number, or, where a setting gives it
+ * (MEDIA_RATE_LIMIT...), read from the configuration, which declares the variable and its default.
+ */
+export interface RouteLimit extends Omit<RateLimitGroup, 'limit'> { limit: number | ((config: Config) => number) }
+
 /** The declarative part of a route: all that the docs and the tests read. */
 export interface RouteSpec {
   method: RouteMethod;
@@ -46,8 +53,9 @@ export interface RouteSpec {
   path: string;
   /** Where the document lists it when that differs (see docs/openapi.md, the render upload). */
   docPath?: string;
-  /** Per-IP quota group; its limit here is the default the docs state. */
-  limit?: RateLimitGroup;
+  limit?: RouteLimit;
+  /** Cache-Control of its answers (an error sets its own); a handler may only make one answer stricter. */
+  cacheControl?: string;
   params?: readonly Param[];
   doc: OperationDoc;
 }
@@ -58,20 +66,37 @@ export interface Route<D> extends RouteSpec {
   handle: (ctx: Context, deps: D, params: Params) => unknown;
 }
 
-/** One service's routes, in registration order. */
-export interface RouteTable { service: ServiceName; routes: readonly RouteSpec[] }
+/** One service's routes, in registration order, and what the document says of the service. */
+export interface RouteTable {
+  service: ServiceName;
+  /** What the service is for (its tag's description). */
+  description: string;
+  routes: readonly RouteSpec[];
+  /** The component schemas its routes name (`ref` in api/docs/schemas.ts). */
+  schemas: Record<string, Schema>;
+  /** The security schemes its routes require by name. */
+  securitySchemes: Record<string, SecurityScheme>;
+  /** Its error body whose `code` is one of `codes`. */
+  errorBody: (codes: readonly string[]) => Schema;
+}
+
+/** The group with the limit this configuration gives it. */
+export function quotaGroup(limit: RouteLimit, config: Config): RateLimitGroup {
+  return { ...limit, limit: typeof limit.limit === 'number' ? limit.limit : limit.limit(config) };
+}
+
+/** What a table's router counts with: the process's limiter, and the configuration quotas come from. */
+export interface Limits { limiter: RateLimiter; config: Config }
 
 const routerPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-/**
- * A router with the table's routes over `deps`. `quota` gives a group's configured limit where
- * the service's settings may differ from the documented default (MEDIA_RATE_LIMIT).
- */
-export function tableRouter<D>(routes: readonly Route<D>[], deps: D, limiter: RateLimiter, quota: (group: RateLimitGroup) => number = (g) => g.limit): Router {
+/** A router with the table's routes over `deps`. */
+export function tableRouter<D>(routes: readonly Route<D>[], deps: D, { limiter, config }: Limits): Router {
   const router = new Router();
   for (const route of routes) {
     const params = route.params ?? [];
     const handler: Middleware = async (ctx) => {
+      if (route.cacheControl) ctx.set('Cache-Control', route.cacheControl);
       await route.handle(ctx, deps, readParams(ctx, params));
     };
     const label: Middleware = (ctx, next) => {
@@ -80,10 +105,17 @@ export function tableRouter<D>(routes: readonly Route<D>[], deps: D, limiter: Ra
     };
     router.register(routerPath(route.path), [route.method], [
       label,
-      ...(route.limit ? [limiter.middleware({ ...route.limit, limit: quota(route.limit) })] : []),
+      ...(route.limit ? [limiter.middleware(quotaGroup(route.limit, config))] : []),
       ...(route.before?.(deps) ?? []),
       handler,
     ]);
   }
   return router;
+}
+
+/** A part of a service's table whose handlers take their own dependencies, picked from the service's parts (P). */
+export interface TableSection<P> { routes: readonly RouteSpec[]; router(parts: P, limits: Limits): Router }
+
+export function section<P, D>(routes: readonly Route<D>[], pick: (parts: P) => D): TableSection<P> {
+  return { routes, router: (parts, limits) => tableRouter(routes, pick(parts), limits) };
 }

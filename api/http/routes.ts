@@ -1,5 +1,6 @@
-// The routers of one service and the one rule for a request no route takes: a path that some route
-// serves with other methods is 405 with Allow; any other path is 404 (never 501 or a 500).
+// The routers of one service and what they tell about a path: a request no route takes is 405 with
+// Allow on a path some route serves with other methods, else 404 (never 501 or a 500); a CORS
+// preflight names the same methods.
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
@@ -26,6 +27,16 @@ export class ServiceRoutes {
       for (const layer of router.match(path, 'GET').path) for (const method of layer.methods) methods.add(method);
     }
     if (methods.size) methods.add('OPTIONS');
+    return [...methods];
+  }
+
+  /** The methods a CORS preflight names: the path's, or on a path no route serves, every method the service answers. */
+  preflight(path: string): string[] {
+    const own = this.allowed(path);
+    if (own.length) return own;
+    const methods = new Set<string>();
+    for (const router of this.routers) for (const layer of router.stack) for (const method of layer.methods) methods.add(method);
+    methods.add('OPTIONS');
     return [...methods];
   }
 

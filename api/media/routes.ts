@@ -4,10 +4,11 @@ import { ApiError, isApiError } from '../../shared/errors.ts';
 import { requestOrigin } from '../http/client-address.ts';
 import { pageFrame, type SiteAddresses } from '../http/page.ts';
 import { choice, flag, inPath, inQuery, text, type Params } from '../http/params.ts';
-import type { Route } from '../http/route-table.ts';
+import type { Route, RouteTable } from '../http/route-table.ts';
 import { headers, HTML, html, json, octets, requires } from '../docs/fragments.ts';
-import { ref } from '../docs/schemas.ts';
+import { envelopeError, ref } from '../docs/schemas.ts';
 import { MEDIA_PRIVATE, HEALTH_DOC, ROOT_DOC } from '../docs/shared-routes.ts';
+import type { Config } from '../config.ts';
 import type { Grant, PrivateAccess } from './access.ts';
 import type { MediaSettings } from './config.ts';
 import type { CallCounter } from './counter.ts';
@@ -19,6 +20,7 @@ import { loginPage, tokenPage } from './login-page.ts';
 import type { LibraryScanner } from './scanner.ts';
 import { parseSelection, SELECTORS, type Selection } from './selector.ts';
 import { ORIENTATION_FILTERS } from './orientation.ts';
+import { MEDIA_SCHEMAS } from './schemas.ts';
 import type { StickyPicks } from './sticky.ts';
 import type { MediaFile } from './types.ts';
 
@@ -126,7 +128,6 @@ async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Se
     }
     if (key) sticky.remember(key, file.id);
     const url = permanentUrl(base, file, grant);
-    ctx.set('Cache-Control', 'no-store');
     if (selection.answer === 'json') {
       ctx.body = describe(file, category, url);
       return;
@@ -207,7 +208,6 @@ async function fileById(ctx: Context, deps: MediaRouteDeps, params: Params): Pro
 // Public categories, and the private ones too for a request with valid credentials.
 async function categories(ctx: Context, { library, access, counter }: MediaRouteDeps): Promise<void> {
   const grant = await access.optional(ctx);
-  ctx.set('Cache-Control', 'no-store');
   ctx.body = summarize(library.categories().filter((c) => grant || !c.meta.private), await counter.total());
 }
 
@@ -225,7 +225,6 @@ async function login(ctx: Context, { library, access, settings, site }: MediaRou
     ctx.body = loginPage(pageFrame(ctx, site, 'media'), err.code);
     return;
   }
-  ctx.set('Cache-Control', 'no-store');
   const privateCategories = library.categories().filter((c) => c.meta.private).map(summarizeCategory);
   if (wantsJson) {
     ctx.body = { token: grant.token, expires_at: grant.expiresAt, categories: privateCategories.map((c) => c.alias) };
@@ -241,14 +240,18 @@ function health(ctx: Context, { library, version }: MediaRouteDeps): void {
   ctx.body = { status: 'ok', service: 'media', version, categories: totals.categories, files: totals.files };
 }
 
-/** Documented defaults of MEDIA_RATE_LIMIT / MEDIA_FILE_RATE_LIMIT; the service uses its settings. */
-export const MEDIA_GROUPS = { media: { name: 'media', limit: 600 }, file: { name: 'media-file', limit: 2400 } } as const;
+/** Quotas per IP a minute: MEDIA_RATE_LIMIT and MEDIA_FILE_RATE_LIMIT (api/media/config.ts gives their defaults). */
+const MEDIA_GROUPS = {
+  media: { name: 'media', limit: (config: Config) => config.media.rateLimit },
+  file: { name: 'media-file', limit: (config: Config) => config.media.fileRateLimit },
+};
 const privateToo = requires('', ...MEDIA_PRIVATE);
 const alias = 'scenery';
 
 export const MEDIA_ROUTES: Route<MediaRouteDeps>[] = [
   {
-    method: 'get', path: '/', limit: MEDIA_GROUPS.media, handle: randomOrLanding, doc: ROOT_DOC,
+    // A random pick is new on every request, and the landing page counts them.
+    method: 'get', path: '/', limit: MEDIA_GROUPS.media, cacheControl: 'no-store', handle: randomOrLanding, doc: ROOT_DOC,
     params: [
       ...Object.entries(SELECTORS).map(([name, s]) => inQuery(name,
         `media: random ${s.private ? 'private ' : 'public '}${s.type} of the category with this alias${s.private ? ' (password needed)' : ''}`, text, name === 'img' ? { example: alias } : {})),
@@ -274,7 +277,7 @@ export const MEDIA_ROUTES: Route<MediaRouteDeps>[] = [
     },
   },
   {
-    method: 'get', path: '/categories', limit: MEDIA_GROUPS.media, handle: categories,
+    method: 'get', path: '/categories', limit: MEDIA_GROUPS.media, cacheControl: 'no-store', handle: categories,
     doc: { summary: 'Categories with their counts', description: 'Private categories too when credentials are sent.', ok: json('categories and totals', ref('MediaCategories')), errors: ['wrong_password'], security: privateToo },
   },
   {
@@ -285,7 +288,7 @@ export const MEDIA_ROUTES: Route<MediaRouteDeps>[] = [
     },
   },
   {
-    method: 'post', path: '/login', limit: MEDIA_GROUPS.media, handle: login,
+    method: 'post', path: '/login', limit: MEDIA_GROUPS.media, cacheControl: 'no-store', handle: login,
     doc: {
       summary: 'Trade the password for a link token',
       description: 'A form post gets an HTML page with the token and links (or the form again with the reason, under the error status); JSON gets JSON. '
@@ -300,3 +303,16 @@ export const MEDIA_ROUTES: Route<MediaRouteDeps>[] = [
   },
   { method: 'get', path: '/health', handle: health, doc: HEALTH_DOC },
 ];
+
+export const MEDIA_TABLE: RouteTable = {
+  service: 'media',
+  description: 'A random image or video of a category by plain URL, orientation filter, private categories behind a password.',
+  routes: MEDIA_ROUTES,
+  schemas: MEDIA_SCHEMAS,
+  securitySchemes: {
+    mediaBasic: { type: 'http', scheme: 'basic', description: 'any user name, MEDIA_PASSWORD as password' },
+    mediaPassword: { type: 'apiKey', in: 'header', name: 'X-Media-Password', description: 'MEDIA_PASSWORD' },
+    mediaToken: { type: 'apiKey', in: 'query', name: 'token', description: 'signed expiring token from POST /login' },
+  },
+  errorBody: envelopeError,
+};

@@ -11,7 +11,7 @@ import type { MediaSettings } from './config.ts';
 import { createCallCounter, type CallCounter } from './counter.ts';
 import { Library } from './library.ts';
 import { hashedPasswordVerifier, plainPasswordVerifier, type PasswordVerifier } from './password.ts';
-import { MEDIA_GROUPS, MEDIA_ROUTES } from './routes.ts';
+import { MEDIA_ROUTES } from './routes.ts';
 import { tableRouter } from '../http/route-table.ts';
 import { ensureMediaDir } from './sample-library.ts';
 import { LibraryScanner } from './scanner.ts';
@@ -78,9 +78,7 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
 
   const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: englishErrorEnvelope, readiness: deps.readiness });
   const sticky = new StickyPicks(settings.stickySeconds, MAX_STICKY_CLIENTS);
-  // The quotas are MEDIA_RATE_LIMIT and MEDIA_FILE_RATE_LIMIT; the table's are their defaults.
-  const quota = (group: { name: string }) => (group.name === MEDIA_GROUPS.file.name ? settings.fileRateLimit : settings.rateLimit);
-  routes.mount(tableRouter(MEDIA_ROUTES, { library, scanner, access, counter, settings, sticky, version: VERSION, site: deps.config }, deps.limiter, quota));
+  routes.mount(tableRouter(MEDIA_ROUTES, { library, scanner, access, counter, settings, sticky, version: VERSION, site: deps.config }, deps));
 
   return {
     app,

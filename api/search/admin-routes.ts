@@ -3,7 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
 import { inPath, text, type Params } from '../http/params.ts';
-import type { RequestBody } from '../docs/openapi.ts';
+import type { RequestBody } from '../docs/openapi-types.ts';
 import type { Route } from '../http/route-table.ts';
 import { json, pretty, requires } from '../docs/fragments.ts';
 import { object, ref } from '../docs/schemas.ts';

@@ -5,13 +5,17 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { ApiError, type ErrorCode } from '../../shared/errors.ts';
+import type { Config } from '../config.ts';
 import type { FailureBudget } from '../http/failure-budget.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { KeyStore } from './keys/store.ts';
 import type { ConsumeResult, KeyRecord } from './keys/model.ts';
 
-/** Documented defaults of SEARCH_RATE_LIMIT and SEARCH_ADMIN_RATE_LIMIT; the service uses its settings. */
-export const SEARCH_GROUPS = { search: { name: 'search', limit: 600 }, admin: { name: 'search-admin', limit: 120 } } as const;
+/** Quotas per IP a minute: SEARCH_RATE_LIMIT and SEARCH_ADMIN_RATE_LIMIT (api/config.ts gives their defaults). */
+export const SEARCH_GROUPS = {
+  search: { name: 'search', limit: (config: Config) => config.search.rateLimit },
+  admin: { name: 'search-admin', limit: (config: Config) => config.search.adminRateLimit },
+};
 
 /** Failed key and token attempts per client a minute: an authentication group, so it fails closed. */
 export const AUTH_FAILURES = { name: 'search-auth-failures', limit: 30, authentication: true } as const;

@@ -6,7 +6,7 @@ import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
 import { serviceLinks } from '../http/page.ts';
 import { choice, inQuery, text, type Params } from '../http/params.ts';
-import type { Route } from '../http/route-table.ts';
+import type { Route, RouteTable } from '../http/route-table.ts';
 import { json, pretty, requires } from '../docs/fragments.ts';
 import { ref } from '../docs/schemas.ts';
 import { HEALTH_DOC, ROOT_DOC } from '../docs/shared-routes.ts';
@@ -17,6 +17,7 @@ import { pageLanguage } from '../http/i18n.ts';
 import { ADMIN_ROUTES } from './admin-routes.ts';
 import { frontPage } from './front-page.ts';
 import type { SearchService } from './service.ts';
+import { SEARCH_SCHEMAS, searchError } from './schemas.ts';
 import { TYPE_INFO } from './types.ts';
 
 function front(ctx: Context, service: SearchService): void {
@@ -80,3 +81,18 @@ export const SEARCH_ROUTES: Route<SearchService>[] = [
   },
   ...ADMIN_ROUTES,
 ];
+
+export const SEARCH_TABLE: RouteTable = {
+  service: 'search',
+  description: 'Multi-type search (main pass and cross pass) with API keys; key administration with the admin token.',
+  routes: SEARCH_ROUTES,
+  schemas: SEARCH_SCHEMAS,
+  securitySchemes: {
+    searchApiKey: {
+      type: 'apiKey', in: 'header', name: 'X-API-Key',
+      description: 'search API key (sk_...); the docs page keeps it in memory only, until Logout or a reload, and shows `$KEY` in its curl commands', 'x-curl': '$KEY',
+    },
+    searchAdmin: { type: 'http', scheme: 'bearer', description: 'SEARCH_ADMIN_TOKEN', 'x-curl': '$SEARCH_ADMIN_TOKEN' },
+  },
+  errorBody: searchError,
+};

@@ -8,7 +8,7 @@ import { FailureBudget } from '../http/failure-budget.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Service, SharedDeps } from '../service.ts';
 import { loadAuditSecret, queryHash, type AuditSecret } from './audit.ts';
-import { ADMIN_FAILURES, SEARCH_GROUPS } from './auth.ts';
+import { ADMIN_FAILURES } from './auth.ts';
 import { formatSearchError } from './errors.ts';
 import { openKeyStore, type KeyStore } from './keys/store.ts';
 import { CROSS_FANOUT, runSearch, type SearchResult } from './pipeline.ts';
@@ -67,9 +67,7 @@ export class SearchService implements Service {
     ];
     const { app, routes } = createHttpApp({ service: 'search', log: deps.log, config: deps.config, formatError: formatSearchError, readiness: deps.readiness });
     this.app = app;
-    // The quotas are SEARCH_RATE_LIMIT and SEARCH_ADMIN_RATE_LIMIT; the table's are their defaults.
-    const { rateLimit, adminRateLimit } = deps.config.search;
-    routes.mount(tableRouter(SEARCH_ROUTES, this, deps.limiter, (group) => (group.name === SEARCH_GROUPS.admin.name ? adminRateLimit : rateLimit)));
+    routes.mount(tableRouter(SEARCH_ROUTES, this, deps));
   }
 
   /**

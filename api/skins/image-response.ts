@@ -1,12 +1,14 @@
-// One place that sets every status and header of an image reply (ETag, caching, download).
+// One place that sets every status and header of an image reply (ETag, 304, download); its
+// Cache-Control is its route's (IMAGE_CACHE_CONTROL in the table entry).
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { LruMap } from '../../shared/lru-map.ts';
+import { etagMatches } from '../http/etag.ts';
 import type { CacheState } from './types.ts';
 
 /** Browsers and CDNs may keep a player-addressed image as long as the profile cache does. */
 const IMAGE_MAX_AGE = 300;
-/** Cache-Control of every image reply (Koa's and the hot path's), and the docs' description of it. */
+/** Cache-Control of every image route (declared in its table entry) and of the hot path's replies. */
 export const IMAGE_CACHE_CONTROL = `public, max-age=${IMAGE_MAX_AGE}, immutable`;
 
 const etags = new LruMap<string>(20_000);
@@ -28,15 +30,9 @@ export function imageEtag(...parts: (string | number | boolean | null | undefine
   return etag;
 }
 
-/** Whether an If-None-Match value names this ETag (strong or weak). */
-export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
-  return !!ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === `W/${etag}`);
-}
-
 /** True (and a 304 set) when the client already holds this ETag. */
 export function notModified(ctx: Context, etag: string): boolean {
   ctx.set('ETag', etag);
-  ctx.set('Cache-Control', IMAGE_CACHE_CONTROL);
   if (!etagMatches(ctx.get('If-None-Match'), etag)) return false;
   ctx.set('Access-Control-Expose-Headers', IMAGE_EXPOSED);
   ctx.status = 304;
@@ -50,7 +46,6 @@ export function sendPng(ctx: Context, reply: PngReply): void {
   ctx.status = 200;
   ctx.type = 'image/png';
   ctx.set('ETag', reply.etag);
-  ctx.set('Cache-Control', IMAGE_CACHE_CONTROL);
   ctx.set('X-Cache', reply.cache);
   ctx.set('Access-Control-Expose-Headers', reply.download ? `${IMAGE_EXPOSED}, Content-Disposition` : IMAGE_EXPOSED);
   if (reply.download) ctx.attachment(reply.download);

@@ -9,7 +9,7 @@ import type { OperationDoc, Route } from '../http/route-table.ts';
 import { png } from '../docs/fragments.ts';
 import { object } from '../docs/schemas.ts';
 import { IMAGE_KINDS, imageOptions, imageParams, imageSummary, optionsKey, sizeParam, type ImageKind } from './image-params.ts';
-import { imageEtag, sendPng } from './image-response.ts';
+import { IMAGE_CACHE_CONTROL, imageEtag, sendPng } from './image-response.ts';
 import { profileOrDemoFallback } from './pages/demo-fallback.ts';
 import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
 import type { SkinsService } from './service.ts';
@@ -22,6 +22,7 @@ const image = (kind: ImageKind) => async (ctx: Context, service: SkinsService, p
   const { profile, fallback } = await profileOrDemoFallback(name, service.config.demoPlayer, async () => (await service.lookup.find(name, params.source as SourceParam)).value);
   await service.images.reply(ctx, profile, imageOptions(kind, params), () => chargeDrawing(ctx, service));
   if (fallback) {
+    // Another player's image stands in for this one: stricter than the route's caching, nobody keeps it.
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Demo-Fallback', fallback);
   }
@@ -56,8 +57,6 @@ async function renderUpload(ctx: Context, service: SkinsService, params: Params)
   // From the uploaded bytes and the options: two uploads never share a tag.
   const uploadHash = createHash('sha256').update(file.buffer).digest('base64url');
   sendPng(ctx, { png: drawn, etag: imageEtag('upload', uploadHash, model ?? 'guess', optionsKey(options)), cache: 'MISS' });
-  // An upload is nobody's permanent image: nothing may keep it.
-  ctx.set('Cache-Control', 'no-store');
 }
 
 // The form of an upload: the options of a render (the query may carry them too) and the model.
@@ -89,12 +88,13 @@ function uploadDoc(fields: readonly Param[], description: string, example: Recor
   };
 }
 
-const upload = { limit: RATE_GROUPS.image, before: () => [uploadForm, formFieldsAsQuery], handle: renderUpload };
+// An upload is nobody's permanent image: nothing may keep it.
+const upload = { limit: RATE_GROUPS.image, cacheControl: 'no-store', before: () => [uploadForm, formFieldsAsQuery], handle: renderUpload };
 const sizeField = asFormField(sizeParam('query', 256));
 
 function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
   const route = (sizeIn: 'path' | 'query'): Route<SkinsService> => ({
-    method: 'get', path: sizeIn === 'path' ? `/v1/${kind}/{name}/{size}` : `/v1/${kind}/{name}`, limit: RATE_GROUPS.image,
+    method: 'get', path: sizeIn === 'path' ? `/v1/${kind}/{name}/{size}` : `/v1/${kind}/{name}`, limit: RATE_GROUPS.image, cacheControl: IMAGE_CACHE_CONTROL,
     params: [namePath, ...imageParams(kind, sizeIn), source], handle: image(kind),
     doc: {
       summary: imageSummary(kind),

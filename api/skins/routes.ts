@@ -1,24 +1,25 @@
 // The skins service's route table: lookups, batches and external-service info here; images,
-// account and pages in their own files; all joined in SKINS_ROUTES. Handlers are thin, over the
-// lookup, record and texture modules.
+// account and pages in their own files; all joined in SKINS_SECTIONS, which the service mounts and
+// SKINS_TABLE describes. Handlers are thin, over the lookup, record and texture modules.
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
 import { ok } from '../http/envelope.ts';
 import { flag, inPath, inQuery, text, type Param, type Params } from '../http/params.ts';
-import type { Route, RouteSpec } from '../http/route-table.ts';
+import { section, type Route, type RouteTable, type TableSection } from '../http/route-table.ts';
 import { data, png, pretty } from '../docs/fragments.ts';
-import { ref } from '../docs/schemas.ts';
-import { DOCS_ROUTES } from '../docs/routes.ts';
+import { envelopeError, ref } from '../docs/schemas.ts';
+import { DOCS_ROUTES, type DocsSource } from '../docs/routes.ts';
 import type { SkinsService } from './service.ts';
 import { BATCH_LIMIT, parseBatch, runBatch } from './batch.ts';
-import { imageEtag, notModified, sendPng } from './image-response.ts';
+import { IMAGE_CACHE_CONTROL, imageEtag, notModified, sendPng } from './image-response.ts';
 import { IMAGE_ROUTES } from './image-routes.ts';
-import { ACCOUNT_ROUTES } from './account/routes.ts';
-import { PAGE_ROUTES } from './pages/routes.ts';
+import { ACCOUNT_ROUTES, type AccountContext } from './account/routes.ts';
+import { PAGE_ROUTES, type PagesDeps } from './pages/routes.ts';
 import { playerRecord, profileRecord, readTextures, uuidRecord } from './records.ts';
 import { decodeTexturesValue } from './textures.ts';
 import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
+import { SKINS_SCHEMAS } from './schemas.ts';
 import type { RawProfile, SourceParam } from './types.ts';
 import { parsePlayerQuery, parseSource, parseUuid } from './validate.ts';
 
@@ -166,7 +167,7 @@ export const LOOKUP_ROUTES: Route<SkinsService>[] = [
   metaRoute,
   alias(metaRoute, '/v1/external/yggdrasil', 'Authentication metadata (same as /v1/external/meta)'),
   ...(['skin', 'cape'] as const).map((kind): Route<SkinsService> => ({
-    method: 'get', path: `/v1/${kind}/{name}`, limit: image, handle: texture(kind),
+    method: 'get', path: `/v1/${kind}/{name}`, limit: image, cacheControl: IMAGE_CACHE_CONTROL, handle: texture(kind),
     params: [namePath, flag('download', 0, '1 adds download headers'), flag('upload', 1, `0 ignores a skin-site upload and uses the official ${kind}`), source],
     doc: {
       summary: `Raw ${kind} PNG`, description: `The unprocessed texture as the upstream serves it; 404 no_texture when the player has no ${kind}.`,
@@ -175,5 +176,23 @@ export const LOOKUP_ROUTES: Route<SkinsService>[] = [
   })),
 ];
 
-/** Every route of the skins service, in the order the service registers them. */
-export const SKINS_ROUTES: readonly RouteSpec[] = [...LOOKUP_ROUTES, ...IMAGE_ROUTES, ...ACCOUNT_ROUTES, ...PAGE_ROUTES, ...DOCS_ROUTES];
+/** What the sections' handlers work with, built by the service (the docs by the composition root). */
+export interface SkinsParts { service: SkinsService; account: AccountContext; pages: PagesDeps; docs: DocsSource }
+
+/** Every route of the skins service, in the order the service mounts them, each section over its part. */
+export const SKINS_SECTIONS: readonly TableSection<SkinsParts>[] = [
+  section([...LOOKUP_ROUTES, ...IMAGE_ROUTES], (parts: SkinsParts) => parts.service),
+  section(ACCOUNT_ROUTES, (parts: SkinsParts) => parts.account),
+  section(PAGE_ROUTES, (parts: SkinsParts) => parts.pages),
+  section(DOCS_ROUTES, (parts: SkinsParts) => parts.docs),
+];
+
+export const SKINS_TABLE: RouteTable = {
+  service: 'skins',
+  description: 'Player lookup by name or UUID (official and external account services), PNG images, OAuth accounts. '
+    + 'JSON answers use the envelope {code, success, message, data, timestamp}. Pages for people: / (landing), /status, /docs.',
+  routes: SKINS_SECTIONS.flatMap((part) => part.routes),
+  schemas: SKINS_SCHEMAS,
+  securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'skinfarm.sid', description: 'login session from /oauth/external (a browser keeps it)' } },
+  errorBody: envelopeError,
+};

@@ -1,4 +1,5 @@
-// Composition of the skins service: upstream clients, lookup, textures and the Koa app.
+// Composition of the skins service: upstream clients, lookup, textures and the Koa app, with the
+// document of all three services that the composition root hands it (`docs`).
 import type { RequestListener } from 'node:http';
 import type Koa from 'koa';
 import type { Config } from '../config.ts';
@@ -11,21 +12,17 @@ import type { Logger } from '../../shared/log.ts';
 import type { Service, SharedDeps } from '../service.ts';
 import { ExternalInfo } from './external-info.ts';
 import { ExternalAccount } from './account/external-account.ts';
-import { ACCOUNT_ROUTES, AccountContext } from './account/routes.ts';
+import { AccountContext } from './account/routes.ts';
 import { PendingLogins } from './account/pending-login.ts';
 import { Sessions } from './account/session.ts';
 import { MemorySessionStore, RedisSessionStore } from './account/session-store.ts';
 import { RenderFarm } from '../../renderer/farm.ts';
 import { gaugeFrom } from '../metrics.ts';
 import { hotImages } from './hot-images.ts';
-import { IMAGE_ROUTES } from './image-routes.ts';
 import { ImageRenderer } from './images.ts';
 import { RenderLock } from './render-lock.ts';
-import { DOCS_ROUTES } from '../docs/routes.ts';
-import { servedDocs } from '../docs/served.ts';
-import { tableRouter } from '../http/route-table.ts';
-import { PAGE_ROUTES } from './pages/routes.ts';
-import { LOOKUP_ROUTES } from './routes.ts';
+import type { DocsSource } from '../docs/routes.ts';
+import { SKINS_SECTIONS } from './routes.ts';
 import { TextureStore, OFFICIAL_TEXTURE_HOST } from './texture-store.ts';
 import { TextureFetcher } from './textures.ts';
 import type { PlayerLookup } from './lookup.ts';
@@ -37,7 +34,8 @@ import { VERSION } from '../version.ts';
 
 
 
-export async function createSkinsService(deps: SharedDeps): Promise<SkinsService> {
+/** `docs`: /openapi.json and /docs, which describe every service (the composition root has their tables). */
+export async function createSkinsService(deps: SharedDeps, docs: DocsSource): Promise<SkinsService> {
   const { render } = deps.config;
   const farm = render.workers > 0 ? await RenderFarm.create({ ...render }, deps.log.child({ component: 'renderer' }), deps.stopping) : null;
   if (farm) {
@@ -48,7 +46,7 @@ export async function createSkinsService(deps: SharedDeps): Promise<SkinsService
     gaugeFrom('skinfarm_render_context_losses', 'Render pages replaced since start because their WebGL context or GPU process was lost', () => farm.stats().contextLosses);
     gaugeFrom('skinfarm_render_self_check_failures', 'Fresh render pages that failed their known-answer render since start (their browser was replaced)', () => farm.stats().selfCheckFailures);
   }
-  return new SkinsService(deps, farm);
+  return new SkinsService(deps, farm, docs);
 }
 
 /** A flat object with its camelCase keys written in snake_case (JSON answers use one style). */
@@ -72,7 +70,7 @@ export class SkinsService implements Service {
   private readonly startedAt = Date.now();
   private lastProbe: { at: number; result: ReturnType<SkinsService['probe']> } | null = null;
 
-  constructor(deps: SharedDeps, farm: RenderFarm | null) {
+  constructor(deps: SharedDeps, farm: RenderFarm | null, docs: DocsSource) {
     const { config, log, cache } = deps;
     this.farm = farm;
     this.config = config;
@@ -106,15 +104,11 @@ export class SkinsService implements Service {
         await next();
       });
     }
-    // The sections of SKINS_ROUTES, each over what its handlers work with.
-    routes.mount(tableRouter(LOOKUP_ROUTES, this, this.limiter));
-    routes.mount(tableRouter(IMAGE_ROUTES, this, this.limiter));
     const store = deps.redis ? new RedisSessionStore(deps.redis, log) : new MemorySessionStore();
     const sessions = new Sessions(this.app, store, { secret: config.sessionSecret, secure });
     const accountDeps = { account, sessions, pending: new PendingLogins({ secure }), issuer: config.oauth.issuer, lock: new RenderLock(deps.redis) };
-    routes.mount(tableRouter(ACCOUNT_ROUTES, new AccountContext(this, accountDeps), this.limiter));
-    routes.mount(tableRouter(PAGE_ROUTES, { service: this, oauthConfigured: account !== null, sessions }, this.limiter));
-    routes.mount(tableRouter(DOCS_ROUTES, servedDocs(config), this.limiter));
+    const parts = { service: this, account: new AccountContext(this, accountDeps), pages: { service: this, oauthConfigured: account !== null, sessions }, docs };
+    for (const part of SKINS_SECTIONS) routes.mount(part.router(parts, deps));
   }
 
   /** TEXTURE_HOSTS when set; else the official texture host plus the external skinDomains. */

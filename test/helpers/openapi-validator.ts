@@ -40,8 +40,10 @@ async function documentFor(service: string, origin: string): Promise<Json> {
 }
 
 async function buildLocally(): Promise<Json> {
-  const [{ loadConfig }, { buildOpenApi }] = await Promise.all([import('../../api/config.ts'), import('../../api/docs/openapi.ts')]);
-  return buildOpenApi(loadConfig({})) as unknown as Json;
+  const [{ loadConfig }, { buildOpenApi }, { ROUTE_TABLES }] = await Promise.all([
+    import('../../api/config.ts'), import('../../api/docs/openapi.ts'), import('../../api/route-tables.ts'),
+  ]);
+  return buildOpenApi(loadConfig({}), ROUTE_TABLES) as unknown as Json;
 }
 
 /** Compiled schemas of one document content (servers aside, which differ per port). */

@@ -97,12 +97,10 @@ export class AccountContext {
 function login(ctx: Context, a: AccountContext): void {
   const api = a.configured();
   const { state, challenge } = a.pending.begin(ctx);
-  ctx.set('Cache-Control', 'no-store');
   ctx.redirect(api.authorizeUrl(state, challenge));
 }
 
 async function callback(ctx: Context, a: AccountContext, params: Params): Promise<void> {
-  ctx.set('Cache-Control', 'no-store');
   const api = a.configured();
   try {
     const verifier = a.pending.finish(ctx, params.state as string | undefined);
@@ -128,7 +126,6 @@ async function callback(ctx: Context, a: AccountContext, params: Params): Promis
 async function logout(ctx: Context, a: AccountContext): Promise<void> {
   assertSameOrigin(ctx, a.publicOrigin);
   await a.sessions.end(ctx);
-  ctx.set('Cache-Control', 'no-store');
   ctx.redirect('/');
 }
 
@@ -159,7 +156,6 @@ async function gameToken(ctx: Context, a: AccountContext): Promise<void> {
   if (raw !== undefined && typeof raw !== 'string') throw new ApiError('invalid_uuid');
   const uuid = parseUuid(raw as string | undefined);
   const token = await a.withToken(ctx, await a.sessions.load(ctx), (accessToken) => a.configured().gameToken(accessToken, uuid));
-  ctx.set('Cache-Control', 'no-store');
   ok(ctx, { ...token, created_at: isoWithOffset(), note: TOKEN_NOTE });
 }
 
@@ -176,14 +172,15 @@ const verificationRoute: Route<AccountContext> = {
 
 export const ACCOUNT_ROUTES: Route<AccountContext>[] = [
   {
-    method: 'get', path: '/oauth/external', limit: normal, handle: login,
+    // The login steps and the game token are one user's, once: nothing may keep them.
+    method: 'get', path: '/oauth/external', limit: normal, cacheControl: 'no-store', handle: login,
     doc: {
       summary: 'Log in at the external service', description: 'Redirects to the authorisation page with a random state and a PKCE S256 challenge, both kept in a signed cookie (skinfarm.login); nothing is stored server-side.',
       status: '302', ok: redirect('to the external authorisation page'), errors: ['oauth_not_configured'],
     },
   },
   {
-    method: 'get', path: '/oauth/external/callback', limit: normal, handle: callback,
+    method: 'get', path: '/oauth/external/callback', limit: normal, cacheControl: 'no-store', handle: callback,
     params: [inQuery('code', 'from the authorisation page', text), inQuery('state', 'from the authorisation page', text),
       inQuery('error', 'set when the provider refused (access_denied: the user said no)', text), inQuery('iss', 'the issuer, when the provider names it (RFC 9207)', text)],
     doc: {
@@ -192,7 +189,7 @@ export const ACCOUNT_ROUTES: Route<AccountContext>[] = [
       errors: ['oauth_state_mismatch', 'oauth_issuer_mismatch', 'oauth_denied', 'missing_param', 'oauth_failed', 'oauth_not_configured'], htmlErrors: true,
     },
   },
-  { method: 'get', path: '/oauth/logout', handle: logout, doc: { summary: 'End the session', status: '302', ok: redirect('to /'), errors: ['cross_site_request'] } },
+  { method: 'get', path: '/oauth/logout', cacheControl: 'no-store', handle: logout, doc: { summary: 'End the session', status: '302', ok: redirect('to /'), errors: ['cross_site_request'] } },
   {
     method: 'get', path: '/v1/me', limit: normal, params: [pretty], handle: me,
     doc: { summary: 'Login state and user', description: 'Anonymous is a success with logged_in false.', ok: data('current user', 'Me'), security: session },
@@ -204,7 +201,7 @@ export const ACCOUNT_ROUTES: Route<AccountContext>[] = [
   verificationRoute,
   { ...verificationRoute, path: '/v1/me/premium', doc: { ...verificationRoute.doc, summary: 'Premium verification (same as /v1/me/verification)' } },
   {
-    method: 'post', path: '/v1/me/token', limit: normal, params: [pretty], handle: gameToken,
+    method: 'post', path: '/v1/me/token', limit: normal, cacheControl: 'no-store', params: [pretty], handle: gameToken,
     before: (a) => [jsonFromSameOrigin(a.service.config.publicUrl)],
     doc: {
       summary: 'Game token for one of your profiles',

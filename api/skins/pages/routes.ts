@@ -18,7 +18,6 @@ export interface PagesDeps { service: SkinsService; oauthConfigured: boolean; se
 async function landing(ctx: Context, { service, sessions, oauthConfigured }: PagesDeps): Promise<void> {
   const user = (await sessions.load(ctx))?.data.user;
   ctx.type = 'html';
-  ctx.set('Cache-Control', 'no-store');
   ctx.body = renderLanding(pageFrame(ctx, service.config, 'skins'), { demoPlayer: service.config.demoPlayer, user: user ?? null, oauthConfigured });
 }
 
@@ -26,7 +25,6 @@ async function statusPage(ctx: Context, { service }: PagesDeps): Promise<void> {
   const started = process.hrtime.bigint();
   const status = await service.status();
   ctx.type = 'html';
-  ctx.set('Cache-Control', 'no-store');
   ctx.body = renderStatusPage(pageFrame(ctx, service.config, 'skins'), {
     version: status.version,
     uptimeMs: status.uptime_ms,
@@ -48,8 +46,9 @@ function health(ctx: Context, { service }: PagesDeps): void {
 }
 
 export const PAGE_ROUTES: Route<PagesDeps>[] = [
-  { method: 'get', path: '/', handle: landing, doc: ROOT_DOC },
-  { method: 'get', path: '/status', handle: statusPage, doc: { summary: 'Status page (HTML)', description: 'Probes upstreams only when its button is pressed.', ok: html('the page') } },
+  // Both pages show this moment's state (the login, the counters): nothing may keep them.
+  { method: 'get', path: '/', cacheControl: 'no-store', handle: landing, doc: ROOT_DOC },
+  { method: 'get', path: '/status', cacheControl: 'no-store', handle: statusPage, doc: { summary: 'Status page (HTML)', description: 'Probes upstreams only when its button is pressed.', ok: html('the page') } },
   { method: 'get', path: '/health', handle: health, doc: HEALTH_DOC },
   {
     method: 'get', path: '/v1/status/probe', limit: RATE_GROUPS.normal, params: [pretty], handle: async (ctx, { service }) => ok(ctx, await service.probe()),
@@ -57,10 +56,9 @@ export const PAGE_ROUTES: Route<PagesDeps>[] = [
   },
   {
     // Browsers ask for it on every page; an empty answer keeps their consoles clean.
-    method: 'get', path: '/favicon.ico',
+    method: 'get', path: '/favicon.ico', cacheControl: 'public, max-age=86400',
     handle: (ctx) => {
       ctx.status = 204;
-      ctx.set('Cache-Control', 'public, max-age=86400');
     },
     doc: { summary: 'No icon', description: 'An empty answer browsers may cache for a day.', status: '204', ok: { description: 'no content' } },
   },
