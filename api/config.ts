@@ -1,5 +1,6 @@
 // Configuration: read once from the environment, validated in one pass, one typed object.
-// Every problem is reported together, each naming the variable and what it accepts.
+// Every problem is reported together, each naming the variable and what it accepts. Each read
+// (api/settings.ts) declares its variable, and docs/configuration.md is written from them.
 import os from 'node:os';
 import { defaultLogFormat, type LogFormat, type LogLevel } from '../shared/log.ts';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
@@ -7,6 +8,7 @@ import { readMediaSettings, type MediaSettings } from './media/config.ts';
 import { parseBudget, type BudgetSpec } from './skins/upstream/budget.ts';
 import type { CountryCode } from 'libphonenumber-js';
 import { DEFAULT_REGION, parseRegion } from './search/values/phone.ts';
+import { flag, httpUrl, integer, list, oneOf, quota, secret, serverUrl, Settings, text, type Env, type Kind, type Section } from './settings.ts';
 
 export type ServiceName = 'skins' | 'media' | 'search';
 export const SERVICE_NAMES: readonly ServiceName[] = ['skins', 'media', 'search'];
@@ -93,8 +95,6 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
-
 /** Outgoing budgets per upstream endpoint family ("N/S[:burst]"; "off" = unlimited). */
 export const DEFAULT_BUDGETS = {
   'official.names': '600/600:60',
@@ -121,197 +121,249 @@ export const DEFAULT_TTLS = {
 } as const;
 export type CacheTtls = Record<keyof typeof DEFAULT_TTLS, number>;
 
-export function loadConfig(env: Env = process.env): Config {
-  const problems: string[] = [];
-  const str = (name: string, fallback: string): string => {
-    const value = env[name]?.trim();
-    return value ? value : fallback;
-  };
-  const optional = (name: string): string | null => env[name]?.trim() || null;
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const value = Number(raw);
-    // Plain decimal digits only: Number() would also take "0x40", "1e2" and "".
-    if (!/^-?\d+$/.test(raw) || value < min || value > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return value;
-  };
-  const bool = (name: string, fallback: boolean): boolean => {
-    const raw = env[name]?.trim().toLowerCase();
-    if (!raw) return fallback;
-    if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-    if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-    problems.push(`${name} must be true or false (got "${raw}")`);
-    return fallback;
-  };
-  const trustProxy = (): TrustProxy => {
-    const raw = env.TRUST_PROXY?.trim();
+/** What each cache lifetime keeps, for the reference. */
+const TTL_KEEPS: Record<keyof typeof DEFAULT_TTLS, string> = {
+  uuid: 'a name\'s UUID',
+  profile: 'a profile (name, skin and cape)',
+  texture: 'a texture file',
+  render: 'a drawn image (6 h, not the spec\'s week: see [Security](security.md))',
+  announcements: 'the external site\'s announcements',
+  meta: 'the external site\'s Yggdrasil metadata (its `skinDomains`)',
+  negative: 'a "no such player" answer (shorter than a hit, so a new account shows up soon)',
+};
+
+const PORT = integer(0, 65535);
+
+const budget: Kind<BudgetSpec | null> = {
+  rule: 'be "N/S" (N calls per S seconds), "N/S:burst" or "off"',
+  parse: (value) => (value.toLowerCase() === 'off' ? null : parseBudget(value) ?? undefined),
+};
+
+const trustedProxies: Kind<TrustProxy> = {
+  rule: 'be false, true, a hop count (1-32) or a comma list of proxy addresses/CIDRs',
+  parse: (value) => {
     try {
-      return parseTrustProxy(['no', 'off'].includes(raw?.toLowerCase() ?? '') ? 'false' : raw);
-    } catch (error) {
-      problems.push(`TRUST_PROXY must be false, true, a hop count (1-32) or a comma list of proxy addresses/CIDRs: ${(error as Error).message}`);
-      return { mode: 'none' };
-    }
-  };
-  const url = (name: string, fallback: string): string => {
-    const value = str(name, fallback).replace(/\/+$/, '');
-    try {
-      const parsed = new URL(value);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+      return parseTrustProxy(['no', 'off'].includes(value.toLowerCase()) ? 'false' : value);
     } catch {
-      problems.push(`${name} must be an absolute http(s) URL (got "${value}")`);
+      return undefined;
     }
-    return value;
-  };
-  const oneOf = <T extends string>(name: string, fallback: T, allowed: readonly T[]): T => {
-    const raw = env[name]?.trim().toLowerCase();
-    if (!raw) return fallback;
-    if (!(allowed as readonly string[]).includes(raw)) {
-      problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
-      return fallback;
-    }
-    return raw as T;
-  };
-  const list = (name: string): string[] | null => {
-    const raw = env[name]?.trim();
-    return raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : null;
-  };
+  },
+};
 
-  const budgets = (): Record<string, BudgetSpec> => {
-    const out: Record<string, BudgetSpec> = {};
-    for (const [family, fallback] of Object.entries(DEFAULT_BUDGETS)) {
-      const name = `${family.replace('.', '_').toUpperCase()}_BUDGET`;
-      const text = str(name, fallback);
-      if (text.toLowerCase() === 'off') continue;
-      const spec = parseBudget(text);
-      if (spec) out[family] = spec;
-      else problems.push(`${name} must be "N/S" (N calls per S seconds), "N/S:burst" or "off" (got "${text}")`);
-    }
-    return out;
-  };
+const region: Kind<CountryCode> = {
+  rule: 'be an ISO 3166 alpha-2 country code with a numbering plan, such as US, GB, DE, CN',
+  parse: (value) => parseRegion(value) ?? undefined,
+};
 
-  const searchSettings = (): Config['search'] => {
-    const timeoutMs = int('SEARCH_TIMEOUT_MS', 8000, 100, 120_000);
-    const sourceTimeoutMs = int('SEARCH_SOURCE_TIMEOUT_MS', Math.round(timeoutMs / 2), 50, 120_000);
-    if (sourceTimeoutMs >= timeoutMs) problems.push(`SEARCH_SOURCE_TIMEOUT_MS must be below SEARCH_TIMEOUT_MS (${timeoutMs}), so the cross pass gets time (got "${sourceTimeoutMs}")`);
-    const regionText = str('SEARCH_DEFAULT_REGION', DEFAULT_REGION);
-    const defaultRegion = parseRegion(regionText);
-    if (!defaultRegion) problems.push(`SEARCH_DEFAULT_REGION must be an ISO 3166 alpha-2 country code with a numbering plan, such as US, GB, DE, CN (got "${regionText}")`);
-    const auditSecret = optional('SEARCH_AUDIT_SECRET');
-    if (auditSecret && auditSecret.length < 16) problems.push('SEARCH_AUDIT_SECRET must be at least 16 characters');
-    const databaseUrl = optional('SEARCH_DATABASE_URL');
-    if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('SEARCH_DATABASE_URL must start with postgres:// or postgresql://');
-    if (databaseUrl && optional('SEARCH_DATA')) problems.push('SEARCH_DATA and SEARCH_DATABASE_URL are two backends: set one (import the files into the database with npm run search-import)');
-    return {
-      adminToken: optional('SEARCH_ADMIN_TOKEN'),
-      dataPath: optional('SEARCH_DATA'),
-      databaseUrl,
-      timeoutMs,
-      sourceTimeoutMs,
-      defaultRegion: defaultRegion ?? DEFAULT_REGION,
-      auditSecret,
-      publicUrl: env.SEARCH_PUBLIC_URL?.trim() ? url('SEARCH_PUBLIC_URL', '') : null,
-      rateLimit: int('SEARCH_RATE_LIMIT', 600, 1, 1_000_000),
-      adminRateLimit: int('SEARCH_ADMIN_RATE_LIMIT', 120, 1, 1_000_000),
-    };
-  };
+const redisUrl = serverUrl('redis', 'rediss');
 
-  const ports = {
-    skins: int('SKINS_PORT', 3000, 0, 65535),
-    media: int('MEDIA_PORT', 3001, 0, 65535),
-    search: int('SEARCH_PORT', 3002, 0, 65535),
-  };
-  const services = (list('SERVICES') ?? [...SERVICE_NAMES]).map((s) => s.toLowerCase());
-  for (const s of services) {
-    if (!(SERVICE_NAMES as readonly string[]).includes(s)) problems.push(`SERVICES lists unknown service "${s}" (allowed: ${SERVICE_NAMES.join(', ')})`);
-  }
-  const externalUrl = url('EXTERNAL_URL', 'https://littleskin.cn');
-  const sessionSecret = optional('SESSION_SECRET');
-  const dataDir = str('DATA_DIR', './data');
-  if (sessionSecret && sessionSecret.length < 16) problems.push('SESSION_SECRET must be at least 16 characters');
-
-  const config: Config = {
-    host: str('HOST', '0.0.0.0'),
-    ports,
-    services: [...new Set(services)].filter((s): s is ServiceName => (SERVICE_NAMES as readonly string[]).includes(s)),
-    publicUrl: url('PUBLIC_URL', `http://localhost:${ports.skins}`),
-    publicUrlExplicit: !!env.PUBLIC_URL?.trim(),
-    logLevel: oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
-    logFormat: oneOf('LOG_FORMAT', defaultLogFormat(), ['json', 'pretty'] as const),
-    trustProxy: trustProxy(),
-    accessLog: bool('ACCESS_LOG', true),
-    maxLagMs: int('MAX_EVENT_LOOP_LAG_MS', 250, 0, 60_000),
-    idleTrimSeconds: int('IDLE_TRIM_SECONDS', 15, 0, 86_400),
-    // Acted on before the configuration is read (shared/allocator.ts); checked here so a typo fails.
-    memoryAllocator: oneOf('MEMORY_ALLOCATOR', 'auto', ['auto', 'system'] as const),
-    official: {
-      enabled: bool('OFFICIAL_ENABLED', true),
-      apiUrl: url('OFFICIAL_API_URL', 'https://api.mojang.com'),
-      servicesUrl: url('OFFICIAL_SERVICES_URL', 'https://api.minecraftservices.com'),
-      sessionUrl: url('OFFICIAL_SESSION_URL', 'https://sessionserver.mojang.com'),
-    },
-    external: {
-      enabled: bool('EXTERNAL_ENABLED', true),
-      url: externalUrl,
-      yggdrasilUrl: url('EXTERNAL_YGGDRASIL_URL', `${externalUrl}/api/yggdrasil`),
-    },
-    textureHosts: list('TEXTURE_HOSTS')?.map((h) => h.toLowerCase()) ?? null,
-    upstream: {
-      timeoutMs: int('UPSTREAM_TIMEOUT_MS', 5000, 100, 120_000),
-      retries: int('UPSTREAM_RETRIES', 1, 0, 5),
-      textureMaxBytes: int('TEXTURE_MAX_BYTES', 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
-      budgets: budgets(),
-      nameBatchMs: int('NAME_BATCH_WINDOW_MS', 5, 0, 1000),
-      errorTtlMs: int('UPSTREAM_ERROR_TTL_MS', 5000, 0, 600_000),
-      staleWaitMs: int('UPSTREAM_STALE_WAIT_MS', 250, 0, 120_000),
-      circuit: { failures: int('UPSTREAM_CIRCUIT_FAILURES', 5, 0, 1000), openMs: int('UPSTREAM_CIRCUIT_OPEN_MS', 10_000, 100, 600_000) },
-    },
-    cache: {
-      maxEntries: int('CACHE_MAX_ENTRIES', 50_000, 100, 10_000_000),
-      maxBytes: int('CACHE_MAX_BYTES', 128 * 1024 * 1024, 1024 * 1024, 64 * 1024 ** 3),
-      staleSeconds: int('CACHE_STALE_SECONDS', 86_400, 0, 30 * 86_400),
-      ttl: Object.fromEntries(Object.entries(DEFAULT_TTLS).map(([name, seconds]) =>
-        [name, int(`CACHE_TTL_${name.toUpperCase()}`, seconds, 0, 30 * 86_400)])) as CacheTtls,
-    },
-    oauth: {
-      clientId: optional('OAUTH_CLIENT_ID'),
-      clientSecret: optional('OAUTH_CLIENT_SECRET'),
-      redirectUrl: optional('OAUTH_REDIRECT_URL'),
-      // Space or comma separated, as OAuth writes scopes.
-      scopes: env.OAUTH_SCOPES?.trim() ? env.OAUTH_SCOPES.trim().split(/[\s,]+/) : ['User.Read', 'Player.Read', 'PremiumVerification.Read', 'Yggdrasil.MinecraftToken.Create'],
-      clientAuth: oneOf('OAUTH_CLIENT_AUTH', 'client_secret_basic', ['client_secret_basic', 'client_secret_post'] as const),
-      issuer: url('OAUTH_ISSUER', externalUrl),
-    },
-    sessionSecret,
-    metrics: { token: optional('METRICS_TOKEN'), public: bool('METRICS_PUBLIC', false) },
-    demoPlayer: str('DEMO_PLAYER', 'Notch'),
-    redisUrl: optional('REDIS_URL'),
-    cacheRedisUrl: optional('CACHE_REDIS_URL') ?? optional('REDIS_URL'),
-    redis: { commandTimeoutMs: int('REDIS_COMMAND_TIMEOUT_MS', 200, 10, 60_000), startTimeoutMs: int('REDIS_START_TIMEOUT_MS', 10_000, 100, 600_000) },
-    render: {
-      // 0 switches the farm off (avatars and raw textures still work; 3D images answer 503).
-      workers: int('RENDER_WORKERS', Math.max(1, os.availableParallelism()), 0, 64),
-      chromiumPath: optional('CHROMIUM_PATH'),
-      gpu: oneOf('RENDER_GPU', 'auto', ['auto', 'on', 'off'] as const),
-      queueLimit: int('RENDER_QUEUE_LIMIT', 512, 1, 100_000),
-      jobTimeoutMs: int('RENDER_TIMEOUT_MS', 10_000, 100, 120_000),
-      // Jobs one page draws in one frame: more is more renders/s, fewer is lower latency.
-      batchSize: int('RENDER_BATCH_SIZE', 8, 1, 16),
-      // Chromium instances the pages are spread over; 0 = one per page in software, one on a GPU.
-      browsers: int('RENDER_BROWSERS', 0, 0, 64) || undefined,
-    },
-    media: readMediaSettings(env, { dataDir, secret: sessionSecret }, problems),
-    search: searchSettings(),
-    dataDir,
-  };
-  for (const [name, value] of [['REDIS_URL', config.redisUrl], ['CACHE_REDIS_URL', optional('CACHE_REDIS_URL')]]) {
-    if (value && !/^rediss?:\/\//.test(value)) problems.push(`${name} must start with redis:// or rediss:// (got "${value}")`);
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
+export function loadConfig(env: Env = process.env): Config {
+  const settings = new Settings(env);
+  const config = readConfig(settings);
+  if (settings.problems.length > 0) throw new ConfigError(settings.problems);
   return deepFreeze(config);
+}
+
+/** Every variable the configuration reads, by section, as docs/configuration.md shows it. */
+export function describeConfig(): Section[] {
+  const settings = new Settings({});
+  readConfig(settings);
+  return settings.declared();
+}
+
+/** LOG_FORMAT for the lines logged before the configuration is read (its problems are reported by loadConfig). */
+export function bootLogFormat(env: Env = process.env): LogFormat {
+  return readLogFormat(new Settings(env).section('boot'));
+}
+
+function readConfig(settings: Settings): Config {
+  const base = readBase(settings.section('Services and addresses'));
+  const operation = readOperation(settings.section('Logging and operation'));
+  const upstreams = readUpstreams(settings.section('Upstreams (skins service)'));
+  return {
+    ...base,
+    ...operation,
+    ...upstreams,
+    ...readStorage(settings.section('Cache and Redis')),
+    oauth: readOAuth(settings.section('Accounts (OAuth)'), upstreams.external.url),
+    render: readRender(settings.section('Render farm')),
+    media: readMediaSettings(settings.section('Media service'), { dataDir: base.dataDir, secret: base.sessionSecret }),
+    search: readSearch(settings.section('Search service')),
+  };
+}
+
+function readBase(s: Settings): Pick<Config, 'host' | 'ports' | 'services' | 'publicUrl' | 'publicUrlExplicit' | 'dataDir' | 'sessionSecret'> {
+  const host = s.read('HOST', '0.0.0.0', text, 'listen address');
+  const ports = {
+    skins: s.read('SKINS_PORT', 3000, PORT, 'port of the skins service (0 = any free port)'),
+    media: s.read('MEDIA_PORT', 3001, PORT, 'port of the media service (0 = any free port)'),
+    search: s.read('SEARCH_PORT', 3002, PORT, 'port of the search service (0 = any free port)'),
+  };
+  const services = s.read('SERVICES', [...SERVICE_NAMES], list({ allowed: SERVICE_NAMES }), 'which services this process runs');
+  const publicUrl = s.optional('PUBLIC_URL', httpUrl, { default: '`http://localhost:${SKINS_PORT}`', meaning: 'base of every address written into records (`images.*`)' });
+  return {
+    host,
+    ports,
+    services: [...new Set(services)],
+    publicUrl: publicUrl ?? `http://localhost:${ports.skins}`,
+    publicUrlExplicit: publicUrl !== null,
+    dataDir: s.read('DATA_DIR', './data', text, 'local persistent state when there is no Redis (media call counter, search keys, the audit secret)'),
+    sessionSecret: s.optional('SESSION_SECRET', secret(16), { default: 'random per start (a warning)', meaning: 'signs session cookies and media login tokens; with the random key they end at restart' }),
+  };
+}
+
+function readLogFormat(s: Settings): LogFormat {
+  return s.read('LOG_FORMAT', defaultLogFormat(), oneOf(['json', 'pretty']), {
+    default: '`pretty` on a terminal, else `json`',
+    meaning: '`json`: one JSON object per line (what tools and the tests parse); `pretty`: `time LEVEL service: message key=value`, and a banner with every service\'s address once ready',
+  });
+}
+
+function readOperation(s: Settings): Pick<Config, 'logLevel' | 'logFormat' | 'accessLog' | 'trustProxy' | 'metrics' | 'maxLagMs' | 'idleTrimSeconds' | 'memoryAllocator'> {
+  return {
+    logLevel: s.read('LOG_LEVEL', 'info', oneOf(['debug', 'info', 'warn', 'error']), 'the least severe level logged'),
+    logFormat: readLogFormat(s),
+    accessLog: s.read('ACCESS_LOG', true, flag, 'one log line per request (errors are logged regardless)'),
+    trustProxy: s.read('TRUST_PROXY', { mode: 'none' }, trustedProxies, {
+      default: '`false`',
+      meaning: 'which peers\' `X-Forwarded-*` headers count: `false`; a hop count `N` (that many proxies in front, each appending to `X-Forwarded-For`); or a comma list of proxy addresses/CIDRs. The client is the address just left of the last trusted hop. `true` trusts every hop (unsafe unless your proxy overwrites the header). See [Security](security.md)',
+    }),
+    metrics: {
+      token: s.optional('METRICS_TOKEN', text, 'bearer token required by `/metrics` (compared in constant time)'),
+      public: s.read('METRICS_PUBLIC', false, flag, 'without `METRICS_TOKEN`, `/metrics` answers only requests made on this machine (loopback, no forwarding header); `true` serves it to anyone'),
+    },
+    maxLagMs: s.read('MAX_EVENT_LOOP_LAG_MS', 250, integer(0, 60_000), 'event-loop lag above which requests are shed with 503 (0 = never)'),
+    idleTrimSeconds: s.read('IDLE_TRIM_SECONDS', 15, integer(0, 86_400), 'after this long without a request, memory is given back once: the render pages that drew are replaced by fresh ones, decoded textures are dropped, every thread\'s heap is collected; the response cache is kept (0 = never)'),
+    // Acted on before the configuration is read (shared/allocator.ts); checked here so a typo fails.
+    memoryAllocator: s.read('MEMORY_ALLOCATOR', 'auto', oneOf(['auto', 'system']), '`auto`: on Linux with jemalloc installed (Debian\'s `libjemalloc2`, which Redis brings), the API process replaces itself at its first line (same pid, `process.execve`) by the same command on jemalloc, which hands freed memory back to the system (Chromium keeps its own allocator); `system`: the C library\'s malloc, somewhat more cold avatars/s and ~130 MB more kept after a load ([benchmarks](benchmarks.md), the allocator A/B)'),
+  };
+}
+
+function readUpstreams(s: Settings): Pick<Config, 'official' | 'external' | 'textureHosts' | 'upstream' | 'demoPlayer'> {
+  const official = {
+    enabled: s.read('OFFICIAL_ENABLED', true, flag, 'the official source (Mojang); `false` switches it off'),
+    apiUrl: s.read('OFFICIAL_API_URL', 'https://api.mojang.com', httpUrl, 'legacy name lookups'),
+    servicesUrl: s.read('OFFICIAL_SERVICES_URL', 'https://api.minecraftservices.com', httpUrl, 'current name and bulk lookups'),
+    sessionUrl: s.read('OFFICIAL_SESSION_URL', 'https://sessionserver.mojang.com', httpUrl, 'profiles with textures'),
+  };
+  const enabled = s.read('EXTERNAL_ENABLED', true, flag, 'the external source (`EXTERNAL_URL`); `false` switches it off');
+  const url = s.read('EXTERNAL_URL', 'https://littleskin.cn', httpUrl, 'external site root (OAuth, user API, announcements)');
+  const external = { enabled, url, yggdrasilUrl: s.read('EXTERNAL_YGGDRASIL_URL', `${url}/api/yggdrasil`, httpUrl, { default: '`${EXTERNAL_URL}/api/yggdrasil`', meaning: 'Yggdrasil API root' }) };
+  const textureHosts = s.optional('TEXTURE_HOSTS', list(), {
+    default: '`textures.minecraft.net` + the external metadata\'s `skinDomains`',
+    meaning: 'comma list; the only hosts texture files are downloaded from (`host`, `host:port`, `.suffix`)',
+  });
+  const upstream = {
+    timeoutMs: s.read('UPSTREAM_TIMEOUT_MS', 5000, integer(100, 120_000), 'timeout of one upstream call'),
+    retries: s.read('UPSTREAM_RETRIES', 1, integer(0, 5), 'retries of idempotent calls on 502/503/504 and connection resets'),
+    textureMaxBytes: s.read('TEXTURE_MAX_BYTES', 2 * 1024 * 1024, integer(1024, 64 * 1024 * 1024), 'largest texture file accepted'),
+    budgets: readBudgets(s),
+    nameBatchMs: s.read('NAME_BATCH_WINDOW_MS', 5, integer(0, 1000), 'single name lookups arriving within this window of the last call are merged into one bulk call; one after a quiet window goes at once (0 = off)'),
+    errorTtlMs: s.read('UPSTREAM_ERROR_TTL_MS', 5000, integer(0, 600_000), 'a failed upstream answer is remembered this long per key, so a failing upstream is not hammered'),
+    staleWaitMs: s.read('UPSTREAM_STALE_WAIT_MS', 250, integer(0, 120_000), 'a lookup whose entry is stale waits this long (from the start of the upstream call) for the refresh, then answers the stale entry; the refresh goes on in the background'),
+    circuit: {
+      failures: s.read('UPSTREAM_CIRCUIT_FAILURES', 5, integer(0, 1000), 'timeouts, refused connections or 5xx in a row that open a source\'s circuit (0 = never)'),
+      openMs: s.read('UPSTREAM_CIRCUIT_OPEN_MS', 10_000, integer(100, 600_000), 'how long the circuit first stays open; doubles after each failed probe, up to 10 min'),
+    },
+  };
+  const demoPlayer = s.read('DEMO_PLAYER', 'Notch', text, {
+    default: '`Notch` (`Knight` in the demo)',
+    meaning: 'the live example on the landing page; when the upstreams fail (no network) its images are drawn with a built-in skin (`X-Demo-Fallback` header, not cached)',
+  });
+  return { official, external, textureHosts: textureHosts?.map((h) => h.toLowerCase()) ?? null, upstream, demoPlayer };
+}
+
+function readBudgets(s: Settings): Record<string, BudgetSpec> {
+  const out: Record<string, BudgetSpec> = {};
+  for (const [family, fallback] of Object.entries(DEFAULT_BUDGETS)) {
+    const [source, lookups] = family.split('.');
+    const spec = s.read(`${source.toUpperCase()}_${lookups.toUpperCase()}_BUDGET`, parseBudget(fallback), budget, {
+      default: `\`${fallback}\``,
+      meaning: `outgoing budget of the ${source} source's ${lookups.replace(/s$/, '')} lookups: \`N/S\` = N calls per S seconds, \`:B\` burst (default N/10), \`off\` = unlimited`,
+    });
+    if (spec) out[family] = spec;
+  }
+  return out;
+}
+
+function readStorage(s: Settings): Pick<Config, 'cache' | 'redisUrl' | 'cacheRedisUrl' | 'redis'> {
+  const cache = {
+    maxEntries: s.read('CACHE_MAX_ENTRIES', 50_000, integer(100, 10_000_000), 'bound of the in-memory cache (LRU)'),
+    maxBytes: s.read('CACHE_MAX_BYTES', 128 * 1024 * 1024, integer(1024 * 1024, 64 * 1024 ** 3), {
+      default: '`134217728` (128 MiB)',
+      meaning: 'bound in bytes of the in-memory cache (LRU): rendered images, textures and profiles it holds, the in-process copy over Redis too; the least recently used go first',
+    }),
+    staleSeconds: s.read('CACHE_STALE_SECONDS', 86_400, integer(0, 30 * 86_400), 'how long past its TTL an entry is kept to answer when the upstream fails'),
+    ttl: Object.fromEntries(Object.entries(DEFAULT_TTLS).map(([name, seconds]) =>
+      [name, s.read(`CACHE_TTL_${name.toUpperCase()}`, seconds, integer(0, 30 * 86_400), `seconds the cache keeps ${TTL_KEEPS[name as keyof CacheTtls]}`)])) as CacheTtls,
+  };
+  const redisUrlSet = s.optional('REDIS_URL', redisUrl, 'cache, rate-limit counters, sessions and search keys in Redis (shared by instances)');
+  return {
+    cache,
+    redisUrl: redisUrlSet,
+    cacheRedisUrl: s.optional('CACHE_REDIS_URL', redisUrl, {
+      default: '`REDIS_URL`',
+      meaning: 'the cache in a Redis of its own, which may evict freely (`allkeys-lru`) while sessions, keys and counters stay on `REDIS_URL`; see [Security](security.md)',
+    }) ?? redisUrlSet,
+    redis: {
+      commandTimeoutMs: s.read('REDIS_COMMAND_TIMEOUT_MS', 200, integer(10, 60_000), 'deadline of every Redis call; past it the call is given up and the in-process path taken, and Redis is skipped for a second'),
+      startTimeoutMs: s.read('REDIS_START_TIMEOUT_MS', 10_000, integer(100, 600_000), 'how long start-up waits for Redis; then it exits 1 naming the variable (an orchestrator restarts it)'),
+    },
+  };
+}
+
+function readOAuth(s: Settings, externalUrl: string): Config['oauth'] {
+  return {
+    clientId: s.optional('OAUTH_CLIENT_ID', text, 'the external OAuth app\'s client id'),
+    clientSecret: s.optional('OAUTH_CLIENT_SECRET', text, 'its client secret'),
+    redirectUrl: s.optional('OAUTH_REDIRECT_URL', text, 'its redirect URL (this service\'s `/oauth/external/callback`)'),
+    scopes: s.read('OAUTH_SCOPES', ['User.Read', 'Player.Read', 'PremiumVerification.Read', 'Yggdrasil.MinecraftToken.Create'], list({ spaces: true }), 'scopes asked for at login (space or comma separated, as OAuth writes them)'),
+    clientAuth: s.read('OAUTH_CLIENT_AUTH', 'client_secret_basic', oneOf(['client_secret_basic', 'client_secret_post']), 'how the client authenticates at the token endpoint: `client_secret_basic` (HTTP Basic) or `client_secret_post` (in the form); LittleSkin\'s Passport accepts both'),
+    issuer: s.read('OAUTH_ISSUER', externalUrl, httpUrl, { default: '`EXTERNAL_URL`', meaning: 'the `iss` an authorization response must carry when it carries one (RFC 9207)' }),
+  };
+}
+
+function readRender(s: Settings): Config['render'] {
+  return {
+    // 0 switches the farm off (avatars and raw textures still work; 3D images answer 503).
+    workers: s.read('RENDER_WORKERS', Math.max(1, os.availableParallelism()), integer(0, 64), { default: 'number of cores', meaning: 'Chromium pages in the render pool (0 = no farm: 3D images answer 503)' }),
+    queueLimit: s.read('RENDER_QUEUE_LIMIT', 512, integer(1, 100_000), 'jobs that may wait; past it 503 `overloaded` with `Retry-After`'),
+    jobTimeoutMs: s.read('RENDER_TIMEOUT_MS', 10_000, integer(100, 120_000), 'per job; past it 500 `render_failed`'),
+    // Jobs one page draws in one frame: more is more renders/s, fewer is lower latency.
+    batchSize: s.read('RENDER_BATCH_SIZE', 8, integer(1, 16), 'jobs one page draws in one frame (8 measured best on 2 cores)'),
+    // Chromium instances the pages are spread over; 0 = one per page in software, one on a GPU.
+    browsers: s.read('RENDER_BROWSERS', 0, integer(0, 64), 'Chromium instances the pages are spread over; 0 = auto: one per page without a GPU (each has its own SwiftShader GPU process, 4-12% more renders/s on 2 cores) and one shared with a GPU') || undefined,
+    chromiumPath: s.optional('CHROMIUM_PATH', text, { default: 'auto', meaning: 'browser binary; auto tries a system Chromium, then the one in `@sparticuz/chromium`' }),
+    gpu: s.read('RENDER_GPU', 'auto', oneOf(['auto', 'on', 'off']), '`on` uses the GPU, `off` forces SwiftShader'),
+  };
+}
+
+function readSearch(s: Settings): Config['search'] {
+  const dataPath = s.optional('SEARCH_DATA', text, 'a JSONL file, or a folder (searched recursively) of `.jsonl` / `.ndjson` / `.csv` / `.tsv` files, indexed at start and re-indexed when they change; a path that does not exist stops the start, anything wrong inside the files does not ([Search service](search.md))');
+  const databaseUrl = s.optional('SEARCH_DATABASE_URL', serverUrl('postgres', 'postgresql'), '`postgres://user:password@host:5432/db`: the data files live in PostgreSQL, imported with `npm run search-import`, instead of being indexed into memory at every start; set it or `SEARCH_DATA`, not both');
+  if (dataPath && s.given('SEARCH_DATABASE_URL')) s.problem('SEARCH_DATA and SEARCH_DATABASE_URL are two backends: set one (import the files into the database with npm run search-import)');
+  const adminToken = s.optional('SEARCH_ADMIN_TOKEN', text, 'enables the admin API (`Authorization: Bearer …`); without it the admin API answers `admin_disabled`');
+  const timeoutMs = s.read('SEARCH_TIMEOUT_MS', 8000, integer(100, 120_000), 'the deadline of one search (both passes)');
+  const sourceTimeoutMs = s.read('SEARCH_SOURCE_TIMEOUT_MS', Math.round(timeoutMs / 2), integer(50, 120_000), {
+    default: 'half of `SEARCH_TIMEOUT_MS`',
+    meaning: 'each source\'s limit in each pass, below `SEARCH_TIMEOUT_MS` so the cross pass gets time; a source past it is reported `timed_out` with the reason `over its time limit (… ms)`',
+  });
+  if (sourceTimeoutMs >= timeoutMs) s.problem(`SEARCH_SOURCE_TIMEOUT_MS must be below SEARCH_TIMEOUT_MS (${timeoutMs}), so the cross pass gets time (got "${sourceTimeoutMs}")`);
+  return {
+    adminToken,
+    dataPath,
+    databaseUrl,
+    timeoutMs,
+    sourceTimeoutMs,
+    defaultRegion: s.read('SEARCH_DEFAULT_REGION', DEFAULT_REGION, region, 'the region phone numbers without a country code are read in, in queries and in data files (`US` because the generated data, the examples and the fake upstream use North American 555-01xx numbers; an operator with national data sets their own)'),
+    rateLimit: s.read('SEARCH_RATE_LIMIT', 600, quota, 'requests a minute per client on `/v1/search` (GET and POST together); past it 429 `rate_limited` before the key is looked up'),
+    adminRateLimit: s.read('SEARCH_ADMIN_RATE_LIMIT', 120, quota, 'the same for the admin API (`/v1/admin/keys…`)'),
+    auditSecret: s.optional('SEARCH_AUDIT_SECRET', secret(16), {
+      default: 'made at the first start',
+      meaning: 'key of the audit line\'s query HMAC; without it a random 256-bit secret is made once and kept in Redis or `DATA_DIR/search-audit-secret`, so hashes stay comparable across restarts and instances',
+    }),
+    publicUrl: s.optional('SEARCH_PUBLIC_URL', httpUrl, { default: 'the request\'s origin', meaning: 'where the search service is reached: the front page\'s examples (and, for `/docs`, `http://localhost:${SEARCH_PORT}` when unset)' }),
+  };
 }
 
 /** Read once, then never changed: what is only known at run time (listen ports) goes in a copy. */

@@ -1,13 +1,13 @@
 // The service as `npm start` runs it (after api/main.ts): configuration from the environment, then the services.
 import { currentAllocator } from '../shared/allocator.ts';
 import './v8-flags.ts';
-import { createLogger, defaultLogFormat } from '../shared/log.ts';
+import { createLogger } from '../shared/log.ts';
 import { banner } from './banner.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { bootLogFormat, ConfigError, loadConfig } from './config.ts';
 import { startServices, type RunningServices } from './server.ts';
 
-// Before the configuration is read, LOG_FORMAT is taken as it is when it names a format.
-const bootLog = createLogger('info', {}, undefined, process.env.LOG_FORMAT === 'json' || process.env.LOG_FORMAT === 'pretty' ? process.env.LOG_FORMAT : defaultLogFormat());
+// Before the configuration is read, LOG_FORMAT is taken when it names a format.
+const bootLog = createLogger('info', {}, undefined, bootLogFormat());
 let config;
 try {
   config = loadConfig();

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { ConfigError, loadConfig, withListenAddresses } from '../api/config.ts';
+import { integer } from '../api/settings.ts';
 import { call, ROOT, startApp } from './helpers/service.ts';
 
 test('a bad media setting stops the start with 78 before any browser starts', async (t) => {
@@ -16,7 +17,7 @@ test('a bad media setting stops the start with 78 before any browser starts', as
 });
 
 test('integers are plain decimal digits: hex, exponents and padding are refused', (t) => {
-  for (const raw of ['0x40', '1e2', '4.0', '--1', 'NaN']) {
+  for (const raw of ['0x40', '1e2', '4.0', '--1', 'NaN', '-0', '+1']) {
     const error = t.throws(() => loadConfig({ RENDER_WORKERS: raw, MEDIA_RATE_LIMIT: raw }), { instanceOf: ConfigError });
     t.regex(error.message, /RENDER_WORKERS must be an integer/, raw);
     t.regex(error.message, /MEDIA_RATE_LIMIT must be an integer/, raw);
@@ -24,6 +25,13 @@ test('integers are plain decimal digits: hex, exponents and padding are refused'
   const config = loadConfig({ RENDER_WORKERS: ' 3 ', MEDIA_RATE_LIMIT: '42' });
   t.is(config.render.workers, 3);
   t.is(config.media.rateLimit, 42);
+});
+
+test('one integer rule: a minus sign only where the range has negatives', (t) => {
+  t.is(integer(-10, 10).parse('-3'), -3);
+  t.is(integer(-10, 10).parse('-11'), undefined);
+  t.is(integer(0, 10).parse('-0'), undefined);
+  t.is(integer(0, 10).parse('007'), 7);
 });
 
 test('one app shell: ACCESS_LOG applies to every service, and each reports package.json\'s version', async (t) => {

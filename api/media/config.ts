@@ -1,7 +1,8 @@
 // Media settings (config.media): every MEDIA_* variable, validated in loadConfig's one pass;
 // every problem names the variable and what it accepts.
 import path from 'node:path';
-import { parsePasswordHash } from './password.ts';
+import { httpUrl, integer, quota, text, type Kind, type Settings } from '../settings.ts';
+import { PASSWORD_HASH_FORMAT, parsePasswordHash } from './password.ts';
 
 export interface MediaSettings {
   /** Absolute MEDIA_DIR. */
@@ -27,51 +28,37 @@ export interface MediaSettings {
   stickySeconds: number;
 }
 
-type Env = Record<string, string | undefined>;
+
+const passwordHash: Kind<string> = {
+  rule: `look like ${PASSWORD_HASH_FORMAT}`,
+  parse: (value) => {
+    try {
+      parsePasswordHash(value);
+      return value;
+    } catch {
+      return undefined;
+    }
+  },
+  secret: true,
+};
 
 /**
  * Reads every MEDIA_* variable; problems go into the shared list, so loadConfig reports them with
  * all the others before anything starts (exit 78).
  */
-export function readMediaSettings(env: Env, shared: { dataDir: string; secret: string | null }, problems: string[]): MediaSettings {
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name]?.trim();
-    if (!raw) return fallback;
-    const value = Number(raw);
-    if (/^\d+$/.test(raw) && value >= min && value <= max) return value;
-    problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
-    return fallback;
-  };
-  const optional = (name: string): string | null => env[name]?.trim() || null;
-  let publicUrl = optional('MEDIA_PUBLIC_URL')?.replace(/\/+$/, '') ?? null;
-  if (publicUrl) {
-    try {
-      if (!/^https?:$/.test(new URL(publicUrl).protocol)) throw new Error('scheme');
-    } catch {
-      problems.push(`MEDIA_PUBLIC_URL must be an absolute http(s) URL (got "${publicUrl}")`);
-      publicUrl = null;
-    }
-  }
-  const passwordHash = optional('MEDIA_PASSWORD_HASH');
-  if (passwordHash) {
-    try {
-      parsePasswordHash(passwordHash);
-    } catch (err) {
-      problems.push((err as Error).message);
-    }
-  }
+export function readMediaSettings(s: Settings, shared: { dataDir: string; secret: string | null }): MediaSettings {
   return {
-    dir: path.resolve(optional('MEDIA_DIR') ?? './media'),
+    dir: path.resolve(s.read('MEDIA_DIR', './media', text, 'library root; a small sample library is generated when it does not exist ([Media service](media.md))')),
     dataDir: path.resolve(shared.dataDir),
-    password: optional('MEDIA_PASSWORD'),
-    passwordHash,
-    tokenTtlSeconds: int('MEDIA_TOKEN_TTL_SECONDS', 86_400, 60, 365 * 86_400),
+    password: s.optional('MEDIA_PASSWORD', text, 'password for private categories (none: they cannot be opened)'),
+    passwordHash: s.optional('MEDIA_PASSWORD_HASH', passwordHash, 'scrypt hash instead of the plain password (`npm run media-index -- hash-password` makes one)'),
+    tokenTtlSeconds: s.read('MEDIA_TOKEN_TTL_SECONDS', 86_400, integer(60, 365 * 86_400), 'lifetime of `/login` tokens'),
     secret: shared.secret,
-    publicUrl,
-    rateLimit: int('MEDIA_RATE_LIMIT', 600, 1, 1_000_000),
-    fileRateLimit: int('MEDIA_FILE_RATE_LIMIT', 2400, 1, 1_000_000),
-    rescanSeconds: int('MEDIA_RESCAN_SECONDS', 300, 0, 86_400),
-    stickySeconds: int('MEDIA_STICKY_SECONDS', 60, 0, 3600),
-    passwordFailuresPerHour: int('MEDIA_PASSWORD_FAILURES_PER_HOUR', 100, 1, 1_000_000),
+    publicUrl: s.optional('MEDIA_PUBLIC_URL', httpUrl, { default: 'the request\'s origin', meaning: 'base of the addresses in JSON answers, redirects and the landing page' }),
+    rateLimit: s.read('MEDIA_RATE_LIMIT', 600, quota, 'requests a minute per IP on `/`, `/categories`, `/login`'),
+    fileRateLimit: s.read('MEDIA_FILE_RATE_LIMIT', 2400, quota, 'requests a minute per IP on `/f/…` (video players send many range requests)'),
+    rescanSeconds: s.read('MEDIA_RESCAN_SECONDS', 300, integer(0, 86_400), 'full rescan period behind the watcher (0 = off)'),
+    stickySeconds: s.read('MEDIA_STICKY_SECONDS', 60, integer(0, 3600), 'how long (from its last use) a client\'s range requests on a random address keep its file (0 = off)'),
+    passwordFailuresPerHour: s.read('MEDIA_PASSWORD_FAILURES_PER_HOUR', 100, quota, 'wrong passwords from all clients together an hour; past it every new check waits for the next hour'),
   };
 }

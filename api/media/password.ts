@@ -13,6 +13,8 @@ function scryptKey(password: string, salt: Buffer, length: number, options: Scry
   });
 }
 
+export const PASSWORD_HASH_FORMAT = 'scrypt:<N power of 2>:<r>:<p>:<salt base64url, 8+ bytes>:<key base64url, 16+ bytes>';
+
 /** Parses MEDIA_PASSWORD_HASH; the thrown message says what the format is. */
 export function parsePasswordHash(text: string): ScryptHash {
   const parts = text.split(':');
@@ -23,7 +25,7 @@ export function parsePasswordHash(text: string): ScryptHash {
     && hash.N >= 2 && hash.N <= 2 ** 20 && (hash.N & (hash.N - 1)) === 0
     && hash.r >= 1 && hash.r <= 32 && hash.p >= 1 && hash.p <= 16
     && hash.salt.length >= 8 && hash.key.length >= 16;
-  if (!valid) throw new Error('MEDIA_PASSWORD_HASH must look like scrypt:<N power of 2>:<r>:<p>:<salt base64url, 8+ bytes>:<key base64url, 16+ bytes>');
+  if (!valid) throw new Error(`MEDIA_PASSWORD_HASH must look like ${PASSWORD_HASH_FORMAT}`);
   return hash;
 }
 
