@@ -3,8 +3,7 @@
 // budget every new check is refused until the window ends, whoever asks (a right guess cannot be
 // told from a wrong one then). The count lives in the limiter's store (Redis when shared); the
 // end of a spent window is remembered here, so a refused check costs no store call.
-import { ApiError } from '../../shared/errors.ts';
-import type { RateLimiter, RateLimitGroup } from './rate-limit.ts';
+import { limitedUntil, type RateLimiter, type RateLimitGroup } from './rate-limit.ts';
 
 /** Every client together: the budget is one count. */
 const EVERYONE = '*';
@@ -24,8 +23,7 @@ export class FailureBudget {
 
   /** Throws 429 while this window's budget is spent. */
   assertOpen(): void {
-    const left = this.spentUntil - Date.now();
-    if (left > 0) throw new ApiError('rate_limited', { detail: this.detail, retryAfter: Math.ceil(left / 1000) });
+    if (this.spentUntil > Date.now()) throw limitedUntil(this.spentUntil, this.detail);
   }
 
   /** Counts one failure. */

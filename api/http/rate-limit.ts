@@ -140,9 +140,14 @@ export function handOverCounted(req: IncomingMessage, outcome: RateLimitOutcome)
   countedAlready.set(req, outcome);
 }
 
+/** The 429 of a limit that holds until `resetAt` (ms), with the seconds to wait. */
+export function limitedUntil(resetAt: number, detail?: string, headers?: Record<string, string>): ApiError {
+  return new ApiError('rate_limited', { detail, retryAfter: Math.ceil((resetAt - Date.now()) / 1000), headers });
+}
+
 function limitedOrNot(outcome: RateLimitOutcome, detail?: string): RateLimitOutcome {
   if (!outcome.limited) return outcome;
-  throw new ApiError('rate_limited', { detail, retryAfter: Math.ceil((outcome.resetAt - Date.now()) / 1000), headers: rateLimitHeaders(outcome) });
+  throw limitedUntil(outcome.resetAt, detail, rateLimitHeaders(outcome));
 }
 
 export class RateLimiter {

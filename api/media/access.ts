@@ -12,7 +12,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { LruMap } from '../../shared/lru-map.ts';
 import { FailureBudget } from '../http/failure-budget.ts';
-import { clientKey, type RateLimiter } from '../http/rate-limit.ts';
+import { clientKey, limitedUntil, type RateLimiter } from '../http/rate-limit.ts';
 import type { PasswordVerifier } from './password.ts';
 import type { MintedToken, TokenSigner } from './token.ts';
 
@@ -108,7 +108,7 @@ export class PrivateAccess {
   }
 
   private tooMany(resetAt: number): ApiError {
-    return new ApiError('rate_limited', { detail: 'too many password attempts from this address', retryAfter: Math.ceil((resetAt - Date.now()) / 1000) });
+    return limitedUntil(resetAt, 'too many password attempts from this address');
   }
 
   /** The request's grant, or null when it brings no credentials at all; throws on bad ones. */
