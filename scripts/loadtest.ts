@@ -17,7 +17,7 @@
 // --cpu-prof writes V8 CPU profiles of the service (its main thread and each render thread) into
 // <dir> when it stops: open them in Chrome DevTools, or `node scripts/bench/profile-summary.ts <dir>`.
 //
-// Scenarios: hot-avatar, hot-render, cold-avatar, cold-render, cold-body, embed, api (default hot-avatar).
+// Scenarios: hot-avatar, hot-render, warm-render, cold-render, cold-avatar, cold-body, embed, api (default hot-avatar).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,6 +78,8 @@ interface Scenario {
   sample: string;
   /** Text in the paths of a mix's slow class: its latencies and the others' are reported apart. */
   marker?: string;
+  /** Players the fake upstream must have built (--players unless given). */
+  players?: number;
   prepare?(base: string): Promise<void>;
 }
 
@@ -85,6 +87,27 @@ interface Scenario {
 const newAngle = (k: number) => `yaw=${((k % 36_000) / 100 - 180).toFixed(2)}&pitch=${(Math.floor(k / 36_000) % 181) - 90}`;
 const EMBED_KINDS = ['avatar', 'render', 'head', 'body'];
 const embedCached = (n: number) => `/v1/${EMBED_KINDS[n % 4]}/gen_${Math.floor(n / 4) % cached}/64`;
+
+/** warm-render's walk: a player per request, never one twice in the whole measurement (at most this many a second). */
+const WARM_PER_SECOND = 2500;
+const warmPlayers = Math.max(15_000, runs * seconds * WARM_PER_SECOND);
+
+/** Fetches each player's skin and cape through the service, so its textures are cached and only the render remains. */
+async function warmTextures(base: string, count: number): Promise<void> {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < count) {
+      const n = next++;
+      for (const kind of ['skin', 'cape']) {
+        const res = await fetch(`${base}/v1/${kind}/gen_${n}`, { headers: { 'x-forwarded-for': `198.19.${(n >> 8) & 255}.${n & 255}` } });
+        await res.arrayBuffer();
+        if (res.status !== 200 && !(kind === 'cape' && res.status === 404)) throw new Error(`warming gen_${n}: /v1/${kind} answered ${res.status}`);
+      }
+    }
+  }));
+  say(`warm-render: ${count} players' skins and capes fetched in ${((performance.now() - started) / 1000).toFixed(1)} s, before measuring`);
+}
 
 const SCENARIOS: Record<string, Scenario> = {
   'hot-avatar': { description: 'one cached 128 px avatar', hot: true, path: () => '/v1/avatar/gen_1/128', sample: '/v1/avatar/gen_1/128' },
@@ -95,6 +118,15 @@ const SCENARIOS: Record<string, Scenario> = {
     // Each pass over the players moves every player to its next size: 504 passes before a repeat.
     path: (k) => `/v1/avatar/${player(k)}/${9 + ((Math.floor(k / players) + (k % players) * 131) % 504)}`,
     sample: `/v1/avatar/${SAMPLE}/128`,
+  },
+  'warm-render': {
+    description: `/v1/render/<p>/180, a new angle each, each of ${warmPlayers} players once, their skins and capes fetched first: the render pipeline alone`,
+    hot: false,
+    pathsPerSecond: WARM_PER_SECOND,
+    players: warmPlayers,
+    path: (k) => `/v1/render/gen_${k}/180?${newAngle(k)}`,
+    sample: `/v1/render/${SAMPLE}/180?yaw=12.34`,
+    prepare: (base) => warmTextures(base, warmPlayers),
   },
   'cold-render': {
     description: '/v1/render/<p>/180, a new angle each, over distinct players',
@@ -223,7 +255,9 @@ function machine() {
 const facts = machine();
 if (values.url) assertLoopback(values.url);
 const cpuProf = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null;
-const service = values.url ? null : await startBenchService({ nodeArgs: cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : [] });
+// warm-render's players, their textures and renders must all stay cached for its walk to measure renders alone.
+const env: Record<string, string> = chosen.includes('warm-render') ? { CACHE_MAX_ENTRIES: String(warmPlayers * 8), CACHE_MAX_BYTES: String(4 * 1024 ** 3) } : {};
+const service = values.url ? null : await startBenchService({ nodeArgs: cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : [], env });
 const base = values.url ?? service!.url;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-loadtest-'));
 const load = { seconds, connections, threads, timeoutSeconds: timeout, rate };
@@ -237,7 +271,7 @@ const results: Array<{
 try {
   for (const name of chosen) {
     const scenario = SCENARIOS[name];
-    if (!scenario.hot) await service?.prepare(players);
+    if (!scenario.hot) await service?.prepare(Math.max(players, scenario.players ?? 0));
     await scenario.prepare?.(base);
     const reply = await captureReply(`${base}${scenario.sample}`, { 'x-forwarded-for': '198.19.255.254' });
     if (reply.status >= 300) say(`${name}: the sample request answered ${reply.status}; the bare server replays that`);

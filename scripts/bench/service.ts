@@ -25,7 +25,7 @@ export function assertLoopback(url: string): void {
  * over the defaults here (RENDER_WORKERS=1 npm run loadtest … tries one worker); `nodeArgs` go
  * to the service's node (`--cpu-prof` and its directory, say).
  */
-export async function startBenchService(o: { nodeArgs?: string[] } = {}): Promise<BenchService> {
+export async function startBenchService(o: { nodeArgs?: string[]; env?: Record<string, string> } = {}): Promise<BenchService> {
   const fake: FakeUpstream = await startFakeUpstream();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -35,6 +35,7 @@ export async function startBenchService(o: { nodeArgs?: string[] } = {}): Promis
     SERVICES: 'skins', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TRUST_PROXY: 'true',
     SESSION_SECRET: 'benchmark-session-secret-0123',
     OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
+    ...o.env,
     ...process.env,
     ...fake.env,
     SKINS_PORT: String(port),
