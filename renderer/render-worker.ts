@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parentPort } from 'node:worker_threads';
-import { workerData } from 'piscina';
+import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { collectGarbage } from '../shared/collect-garbage.ts';
 import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize, POSES } from '../shared/skin-layout.ts';
@@ -338,6 +338,13 @@ async function trim(current: PageState, task: WorkerTask, browser: BrowserRef): 
   collectGarbage();
 }
 
+/** A PNG data URL's bytes in a store of their own (a small Buffer is a slice of a shared pool, which cannot be transferred). */
+function fromDataUrl(url: string): Buffer {
+  const base64 = url.slice(url.indexOf(',') + 1);
+  const png = Buffer.allocUnsafeSlow(Buffer.byteLength(base64, 'base64'));
+  return png.subarray(0, png.write(base64, 'base64'));
+}
+
 export default async function run(task: WorkerTask): Promise<WorkerResult> {
   const browser = task.browsers[slot % task.browsers.length];
   const current = await takePage(browser, task);
@@ -365,9 +372,10 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
     if (!gpuStillRunning(current.gpu!)) throw new Error(`${IN_DOUBT}the GPU process it drew on ended`);
     // After the answer, not before it: a collection takes some milliseconds.
     void checkMemory(current, task.pageHeapLimitBytes).catch(() => {});
-    return {
-      images: answers.map((a) => (typeof a === 'string' ? Buffer.from(a.slice(a.indexOf(',') + 1), 'base64') : { error: a.error })),
-    };
+    const images = answers.map((a) => (typeof a === 'string' ? fromDataUrl(a) : { error: a.error }));
+    // The images' stores go to the main thread as they are: no copy on either side.
+    const stores = images.flatMap((image) => (image instanceof Uint8Array ? [image.buffer] : []));
+    return move({ [transferableSymbol]: stores, [valueSymbol]: { images } }) as WorkerResult;
   } catch (error) {
     drop(current);
     throw LOST.test((error as Error).message) ? new Error(`${IN_DOUBT}its WebGL context was lost`) : error;

@@ -5,7 +5,10 @@
 
 /** `bytes` when it is its whole backing store, else an exact copy that is. */
 export function ownBytes(bytes: Uint8Array): Buffer {
-  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && Buffer.isBuffer(bytes)) return bytes;
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
+    // A view of a whole store (one transferred from a worker, say) becomes a Buffer without a copy.
+    return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, 0, bytes.byteLength);
+  }
   const own = Buffer.allocUnsafeSlow(bytes.byteLength);
   own.set(bytes);
   return own;

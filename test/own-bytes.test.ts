@@ -32,3 +32,17 @@ test('avatar PNGs (a few hundred bytes) own their bytes', (t) => {
   t.true(png.byteLength < 4096);
   t.is(png.buffer.byteLength, png.byteLength);
 });
+
+test('a whole store transferred from another thread becomes a Buffer over that same store, not a copy', (t) => {
+  const { port1, port2 } = new MessageChannel();
+  const png = Buffer.allocUnsafeSlow(20_000).fill(3);
+  port1.postMessage(png, [png.buffer]);
+  const arrived = receiveMessageOnPort(port2)!.message as Uint8Array;
+  port1.close();
+  t.false(Buffer.isBuffer(arrived), 'it arrives as a plain Uint8Array');
+  const own = ownBytes(arrived);
+  t.true(Buffer.isBuffer(own));
+  t.is(own.buffer, arrived.buffer, 'the same store');
+  t.is(own.byteLength, 20_000);
+  t.is(own[19_999], 3);
+});

@@ -1,7 +1,9 @@
 // Summarises V8 CPU profiles (.cpuprofile, as `node --cpu-prof` writes them): self time by
 // function and by package or file, heaviest first, one table per profile.
 //
-//   node scripts/bench/profile-summary.ts <dir or file...> [--top 25]
+//   node scripts/bench/profile-summary.ts <dir or file...> [--top 25] [--last <seconds>]
+// --last keeps the samples of a profile's final seconds only: a load test's measured runs, not
+// the warming before them.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,12 +22,17 @@ export function placeOf(url: string): string {
 }
 
 /** Self milliseconds per function and per place, from the samples and their time deltas. */
-export function summarise(profile: Profile): { totalMs: number; functions: Map<string, number>; places: Map<string, number> } {
+export function summarise(profile: Profile, lastSeconds = Infinity): { totalMs: number; functions: Map<string, number>; places: Map<string, number> } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const functions = new Map<string, number>();
   const places = new Map<string, number>();
   let totalMs = 0;
+  // Sample times: the start plus the deltas so far (microseconds).
+  let at = profile.startTime;
+  const from = profile.endTime - lastSeconds * 1e6;
   profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at < from) return;
     const ms = (profile.timeDeltas[i] ?? 0) / 1000;
     const frame = byId.get(id)!.callFrame;
     if (frame.functionName === '(idle)') return;
@@ -39,7 +46,7 @@ export function summarise(profile: Profile): { totalMs: number; functions: Map<s
 }
 
 if (import.meta.main) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' }, last: { type: 'string' } } });
   const top = Number(values.top);
   const files = positionals.flatMap((p) => (statSync(p).isDirectory()
     ? readdirSync(p).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(p, f))
@@ -47,8 +54,9 @@ if (import.meta.main) {
   if (files.length === 0) throw new Error('usage: profile-summary.ts <dir or .cpuprofile file...> [--top 25]');
   for (const file of files) {
     const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-    const { totalMs, functions, places } = summarise(profile);
-    const wallMs = (profile.endTime - profile.startTime) / 1000;
+    const last = values.last === undefined ? Infinity : Number(values.last);
+    const { totalMs, functions, places } = summarise(profile, last);
+    const wallMs = Math.min(profile.endTime - profile.startTime, last * 1e6) / 1000;
     console.log(`\n## ${path.basename(file)}: ${Math.round(totalMs)} ms busy of ${Math.round(wallMs)} ms\n`);
     const table = (title: string, m: Map<string, number>) => {
       console.log(`| ${title} | self ms | % of busy |\n|---|---|---|`);
