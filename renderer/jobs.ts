@@ -32,8 +32,14 @@ export interface WireTexture { key: string; width: number; height: number; data:
 /** A job as a worker thread gets it (structured-cloned). */
 export interface WireJob extends Omit<RenderJob, 'skin' | 'cape'> { skin: WireTexture; cape: WireTexture | null }
 
-/** A job as the page sees it (renderer/page/api.ts): a texture's bytes (base64) only when the page does not hold it yet. */
-export interface PageTexture { key: string; width: number; height: number; base64: string | null }
+/**
+ * A texture's texels on their way to the page (renderer/texel-pack.ts): base64 of RGBA when
+ * `palette` is null, else of one index a texel (two, little-endian, past 256 colours) into
+ * `palette`, base64 of its colours as RGBA.
+ */
+export interface PageTexels { base64: string; palette: string | null }
+/** A job as the page sees it (renderer/page/api.ts): a texture's texels only when the page does not hold it yet. */
+export interface PageTexture { key: string; width: number; height: number; texels: PageTexels | null }
 export interface PageJob extends Omit<WireJob, 'skin' | 'cape'> { skin: PageTexture; cape: PageTexture | null }
 
 /** What a page holds: its JS heap (used, after a collection), its textures, geometries and shader programs. */

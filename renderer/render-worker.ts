@@ -19,6 +19,7 @@ import type { PageApi, PageLayout } from './page/api.ts';
 import type { OpenedMessage, PageWorkerData } from './page-worker.ts';
 import { gpuProcess, gpuStillRunning, type Proc } from './processes.ts';
 import { connectBrowser } from './relay-transport.ts';
+import { packTexels } from './texel-pack.ts';
 
 const ORIGIN = 'http://skinfarm.render';
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -57,7 +58,7 @@ const FILES: Record<string, { type: string; body: string }> = {
   },
   '/three.module.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.module.js'), 'utf8') },
   '/three.core.js': { type: 'text/javascript', body: readFileSync(path.join(threeDir, 'three.core.js'), 'utf8') },
-  ...Object.fromEntries(['main.js', 'scene.js', 'edges.js'].map((file) => [`/${file}`, { type: 'text/javascript', body: readFileSync(path.join(here, 'page', file), 'utf8') }])),
+  ...Object.fromEntries(['main.js', 'scene.js', 'edges.js', 'texels.js'].map((file) => [`/${file}`, { type: 'text/javascript', body: readFileSync(path.join(here, 'page', file), 'utf8') }])),
   '/extension.js': { type: 'text/javascript', body: readFileSync(pageExtension ?? path.join(here, 'page/extension.js'), 'utf8') },
   // What renderer/page/page-settings.d.ts declares.
   '/page-settings.js': { type: 'text/javascript', body: `export const LAYOUT = ${JSON.stringify(LAYOUT)};\nexport const TEXTURE_BYTES = ${TEXTURE_BYTES};` },
@@ -95,7 +96,7 @@ class PageTextures {
     const known = this.keys.delete(texture.key);
     if (!known) this.bytes += texture.data.byteLength;
     this.keys.set(texture.key, texture.data.byteLength);
-    return { key: texture.key, width: texture.width, height: texture.height, base64: known ? null : Buffer.from(texture.data.buffer, texture.data.byteOffset, texture.data.byteLength).toString('base64') };
+    return { key: texture.key, width: texture.width, height: texture.height, texels: known ? null : packTexels(texture.data) };
   }
 }
 

@@ -7,8 +7,9 @@
 import * as THREE from 'three';
 import { LAYOUT, TEXTURE_BYTES } from './page-settings.js';
 import { finishTile } from './edges.js';
+import { unpackTexels } from './texels.js';
 /** @import { PageAnswer, PageApi, PartLayout } from './api.ts' */
-/** @import { PageJob, PageTexture } from '../jobs.ts' */
+/** @import { PageJob, PageTexels, PageTexture } from '../jobs.ts' */
 /** @import { BoxSize, FaceName, PartName, PartPose, PoseName, Rect } from '../../shared/skin-layout.ts' */
 /** @typedef {[number, number, number]} Vec3 */
 /** @typedef {PartLayout & { at: Vec3, inflate: number }} Part A part as the model places it. */
@@ -213,23 +214,12 @@ function cached(key, build) {
 }
 
 /**
- * Base64 into `into`: natively from Chromium 140 (a system Chromium may be older).
- * @param {string} base64
- * @param {Uint8Array & { setFromBase64?: (base64: string) => void }} into (the method is not in TypeScript's ES2024 library)
- */
-function decode(base64, into) {
-  if (into.setFromBase64) into.setFromBase64(base64);
-  else into.set(Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)));
-  return into;
-}
-
-/**
- * @param {string} base64
+ * @param {PageTexels} texels
  * @param {number} width
  * @param {number} height
  */
-function rgbaTexture(base64, width, height) {
-  const texture = new THREE.DataTexture(decode(base64, new Uint8Array(width * height * 4)), width, height, THREE.RGBAFormat);
+function rgbaTexture(texels, width, height) {
+  const texture = new THREE.DataTexture(unpackTexels(texels, new Uint8Array(width * height * 4)), width, height, THREE.RGBAFormat);
   texture.magFilter = THREE.NearestFilter;
   texture.minFilter = THREE.NearestFilter;
   texture.generateMipmaps = false;
@@ -241,10 +231,10 @@ function rgbaTexture(base64, width, height) {
 /**
  * Refills an evicted texture of the same size in place: three.js then updates its GL texture (texSubImage2D) instead of making one.
  * @param {THREE.DataTexture} texture
- * @param {string} base64
+ * @param {PageTexels} texels
  */
-function refill(texture, base64) {
-  decode(base64, /** @type {Uint8Array} */ (texture.image.data));
+function refill(texture, texels) {
+  unpackTexels(texels, /** @type {Uint8Array} */ (texture.image.data));
   delete texture.userData.blank;
   texture.needsUpdate = true;
   return texture;
@@ -544,7 +534,7 @@ function texture({ key }) {
  * @param {PageJob[]} jobs
  */
 function takeIn(jobs) {
-  /** @type {Array<PageTexture & { base64: string }>} */
+  /** @type {Array<PageTexture & { texels: PageTexels }>} */
   const fresh = [];
   for (const job of jobs) {
     for (const wanted of job.cape ? [job.skin, job.cape] : [job.skin]) {
@@ -552,10 +542,10 @@ function takeIn(jobs) {
       if (known !== undefined) {
         textures.delete(wanted.key);
         textures.set(wanted.key, known);
-      } else if (wanted.base64) {
+      } else if (wanted.texels) {
         textures.set(wanted.key, null);
         textureBytes += wanted.width * wanted.height * 4;
-        fresh.push(/** @type {PageTexture & { base64: string }} */ (wanted));
+        fresh.push(/** @type {PageTexture & { texels: PageTexels }} */ (wanted));
       }
     }
   }
@@ -569,14 +559,14 @@ function takeIn(jobs) {
       dropped.push(old);
     } else {
       // Sent in this very batch and dropped already (a batch larger than the bound): never made.
-      const sent = /** @type {PageTexture & { base64: string }} */ (fresh.find((f) => f.key === key));
+      const sent = /** @type {PageTexture & { texels: PageTexels }} */ (fresh.find((f) => f.key === key));
       textureBytes -= sent.width * sent.height * 4;
       fresh.splice(fresh.indexOf(sent), 1);
     }
   }
   for (const wanted of fresh) {
     const spare = dropped.findIndex((t) => t.image.width === wanted.width && t.image.height === wanted.height);
-    const made = spare >= 0 ? refill(dropped.splice(spare, 1)[0], wanted.base64) : rgbaTexture(wanted.base64, wanted.width, wanted.height);
+    const made = spare >= 0 ? refill(dropped.splice(spare, 1)[0], wanted.texels) : rgbaTexture(wanted.texels, wanted.width, wanted.height);
     textures.set(wanted.key, made);
     // Uploaded now, before the frame's first draw: an upload between two tiles' draws
     // interrupts the frame (ANGLE ends and restarts its render pass).
@@ -690,7 +680,7 @@ function renderGroup(jobs) {
 
 /**
  * Renders jobs (grouped by output size); each answer is a PNG data URL or {error}, in order.
- * A texture's bytes come as base64 in the call, and only when the page lacks it. (Sent instead as
+ * A texture's texels come packed (texels.js) in the call, and only when the page lacks it. (Sent instead as
  * one binary body the page fetched, they cost the worker and the browser about 0.5 ms more a
  * texture, and saved the page under 0.1 ms.)
  * @param {PageJob[]} jobs
