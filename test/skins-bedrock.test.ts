@@ -8,7 +8,8 @@ import { BEDROCK_PLAYERS } from '../scripts/fake-upstream/bedrock.ts';
 import { decodePng } from './helpers/png.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 
-// Serial, in order: the last test takes bedrock down and leaves its circuit open.
+// Serial, in order: the circuit test takes bedrock down and leaves its circuit open (the budget
+// test after it has a service of its own).
 let h: SkinsHarness;
 test.before(async () => {
   // Profiles are stale as soon as stored, so each read asks the upstream (names stay fresh);
@@ -161,4 +162,22 @@ test.serial('bedrock down: the last good profile is served stale, then the circu
   t.deepEqual(h.fake.requests(), [], 'an open circuit sends nothing');
   const sources = (await h.get('/v1/sources')).json.data.sources;
   t.deepEqual(sources.map((s: { id: string }) => s.id), ['official', 'external', 'bedrock']);
+});
+
+test.serial('the outgoing budgets hold for bedrock: past them upstream_busy with Retry-After and no call', async (t) => {
+  const b = await startSkins({ RENDER_WORKERS: '0', NAME_BATCH_WINDOW_MS: '0', BEDROCK_NAMES_BUDGET: '3/600:3', BEDROCK_PROFILES_BUDGET: '2/600:2' });
+  t.teardown(() => b.stop());
+  const codes = [];
+  for (let i = 0; i < 5; i += 1) codes.push((await b.get(`/v1/uuid/.Nobody${i}`)).json.code);
+  t.deepEqual(codes, ['not_found', 'not_found', 'not_found', 'upstream_busy', 'upstream_busy']);
+  t.is(b.fake.requests().filter((r) => r.route === 'bedrock.xuid').length, 3);
+  // A profile costs two calls (skin, gamertag): the second player finds the budget spent.
+  t.is((await b.get(`/v1/player/${floodgate(STEVE.xuid)}`)).status, 200);
+  const busy = await b.get(`/v1/player/${floodgate(RANGER.xuid)}`);
+  t.is(busy.status, 503);
+  t.is(busy.json.code, 'upstream_busy');
+  t.true(Number(busy.headers.get('retry-after')) >= 1);
+  const status = (await b.get('/v1/status')).json.data;
+  t.is(status.upstream_budgets['bedrock.names'].remaining, 0);
+  t.true(status.sources.bedrock.throttled > 0);
 });
