@@ -35,6 +35,8 @@ export interface Config {
   trustProxy: TrustProxy;
   official: { enabled: boolean; apiUrl: string; servicesUrl: string; sessionUrl: string };
   external: { enabled: boolean; url: string; yggdrasilUrl: string };
+  /** GeyserMC's Global API, where its textures are, and the prefix Floodgate puts before gamertags. */
+  bedrock: { enabled: boolean; apiUrl: string; textureUrl: string; namePrefix: string };
   /** Explicit allow-list; null = textures.minecraft.net + the external metadata's skinDomains. */
   textureHosts: string[] | null;
   upstream: {
@@ -101,6 +103,8 @@ export const DEFAULT_BUDGETS = {
   'official.profiles': '600/600:60',
   'external.names': '1200/600:60',
   'external.profiles': '1200/600:60',
+  'bedrock.names': '600/600:60',
+  'bedrock.profiles': '600/600:60',
 } as const;
 
 /** Cache lifetimes in seconds; defaults are the spec's, each overridable (CACHE_TTL_<NAME>). */
@@ -239,7 +243,22 @@ function readOperation(s: Settings): Pick<Config, 'logLevel' | 'logFormat' | 'ac
   };
 }
 
-function readUpstreams(s: Settings): Pick<Config, 'official' | 'external' | 'textureHosts' | 'upstream' | 'demoPlayer'> {
+/** Floodgate's `username-prefix`: short, and nothing a gamertag starts with, so a prefixed name is never a gamertag too. */
+const namePrefix: Kind<string> = {
+  rule: 'be 1 to 3 characters, none a letter, digit or space',
+  parse: (value) => (/^[^\p{L}\p{N}\s]{1,3}$/u.test(value) ? value : undefined),
+};
+
+function readBedrock(s: Settings): Config['bedrock'] {
+  return {
+    enabled: s.read('BEDROCK_ENABLED', true, flag, 'the bedrock source (GeyserMC\'s Global API: Bedrock players who joined a Geyser server); `false` switches it off'),
+    apiUrl: s.read('BEDROCK_API_URL', 'https://api.geysermc.org', httpUrl, 'Global API root (`/v2/xbox/xuid/{gamertag}`, `/v2/xbox/gamertag/{xuid}`, `/v2/skin/{xuid}`)'),
+    textureUrl: s.read('BEDROCK_TEXTURE_URL', 'https://textures.minecraft.net/texture', httpUrl, 'where a Bedrock skin\'s `texture_id` is downloaded from (`{url}/{texture_id}`); its host must be in the texture allow-list (`TEXTURE_HOSTS`)'),
+    namePrefix: s.read('BEDROCK_NAME_PREFIX', '.', namePrefix, 'Floodgate\'s `username-prefix`: with `source=auto` a name starting with it is a Bedrock player\'s (and asks no other source)'),
+  };
+}
+
+function readUpstreams(s: Settings): Pick<Config, 'official' | 'external' | 'bedrock' | 'textureHosts' | 'upstream' | 'demoPlayer'> {
   const official = {
     enabled: s.read('OFFICIAL_ENABLED', true, flag, 'the official source (Mojang); `false` switches it off'),
     apiUrl: s.read('OFFICIAL_API_URL', 'https://api.mojang.com', httpUrl, 'legacy name lookups'),
@@ -249,6 +268,7 @@ function readUpstreams(s: Settings): Pick<Config, 'official' | 'external' | 'tex
   const enabled = s.read('EXTERNAL_ENABLED', true, flag, 'the external source (`EXTERNAL_URL`); `false` switches it off');
   const url = s.read('EXTERNAL_URL', 'https://littleskin.cn', httpUrl, 'external site root (OAuth, user API, announcements)');
   const external = { enabled, url, yggdrasilUrl: s.read('EXTERNAL_YGGDRASIL_URL', `${url}/api/yggdrasil`, httpUrl, { default: '`${EXTERNAL_URL}/api/yggdrasil`', meaning: 'Yggdrasil API root' }) };
+  const bedrock = readBedrock(s);
   const textureHosts = s.optional('TEXTURE_HOSTS', list(), {
     default: '`textures.minecraft.net` + the external metadata\'s `skinDomains`',
     meaning: 'comma list; the only hosts texture files are downloaded from (`host`, `host:port`, `.suffix`)',
@@ -270,7 +290,7 @@ function readUpstreams(s: Settings): Pick<Config, 'official' | 'external' | 'tex
     default: '`Notch` (`Knight` in the demo)',
     meaning: 'the live example on the landing page; when the upstreams fail (no network) its images are drawn with a built-in skin (`X-Demo-Fallback` header, not cached)',
   });
-  return { official, external, textureHosts: textureHosts?.map((h) => h.toLowerCase()) ?? null, upstream, demoPlayer };
+  return { official, external, bedrock, textureHosts: textureHosts?.map((h) => h.toLowerCase()) ?? null, upstream, demoPlayer };
 }
 
 function readBudgets(s: Settings): Record<string, BudgetSpec> {

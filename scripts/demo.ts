@@ -23,7 +23,7 @@ const env = {
 };
 console.log(`fake upstream on ${fake.baseUrl}`);
 for (const [name, value] of Object.entries(fake.env)) console.log(`  ${name}=${value}`);
-console.log(`try: curl localhost:${skinsPort}/v1/player/${encodeURIComponent(demoPlayer)}`);
+console.log(`try: curl localhost:${skinsPort}/v1/player/${encodeURIComponent(demoPlayer)}   (a Bedrock player: /v1/player/.Pocket_Ranger)`);
 console.log(mediaPassword
   ? `media password (this run only): ${mediaPassword}   try: curl -u any:${mediaPassword} -o secret 'localhost:${mediaPort}/?sim=vault'`
   : 'media password: yours (MEDIA_PASSWORD or MEDIA_PASSWORD_HASH from the environment)');

@@ -156,7 +156,7 @@ test('parameters carry defaults, ranges and enums; bodies, schemas and security 
   t.like(parameter('get', '/v1/avatar/{name}/{size}', 'size'), { in: 'path', required: true, schema: { type: 'integer', minimum: 8, maximum: 512, default: 128 } });
   t.is(parameter('get', '/v1/body/{name}/{size}', 'size').schema.default, 256);
   t.deepEqual(parameter('get', '/v1/avatar/{name}/{size}', 'shape').schema.enum, ['square', 'circle']);
-  t.deepEqual(parameter('get', '/v1/player/{name}', 'source').schema, { type: 'string', enum: ['auto', 'official', 'external'], default: 'auto' });
+  t.deepEqual(parameter('get', '/v1/player/{name}', 'source').schema, { type: 'string', enum: ['auto', 'official', 'external', 'bedrock'], default: 'auto' });
   t.deepEqual(parameter('get', '/v1/search', 'type').schema.enum, ['auto', 'phone', 'email', 'messenger_user', 'network_user', 'social_id', 'fio', 'ip', 'domain', 'mac']);
   t.deepEqual(parameter('get', '/', 'orientation').schema.enum, ['landscape', 'portrait']);
 

@@ -236,6 +236,30 @@ test('generated players exist in both sources with stable UUIDs and skins', asyn
   t.is(profile.json.name, 'ext_9');
 });
 
+test('GeyserMC Global API: gamertag <-> XUID, the converted skin on the Mojang texture host, {} for the unknown, 400 and down', async (t) => {
+  const f = await fake(t);
+  const api = f.env.BEDROCK_API_URL;
+  const { xuid } = (await get(`${api}/v2/xbox/xuid/pocket%20ranger`)).json;
+  t.is(xuid, 2535432196048835);
+  t.deepEqual((await get(`${api}/v2/xbox/gamertag/${xuid}`)).json, { gamertag: 'Pocket Ranger' });
+  const skin = (await get(`${api}/v2/skin/${xuid}`)).json;
+  t.deepEqual(Object.keys(skin).sort(), ['hash', 'is_steve', 'signature', 'texture_id', 'value']);
+  t.false(skin.is_steve);
+  t.regex(skin.texture_id, /^[0-9a-f]{64}$/);
+  const png = await get(`${f.env.BEDROCK_TEXTURE_URL}/${skin.texture_id}`);
+  t.is(png.status, 200);
+  t.is(JSON.parse(decode(skin.value)).textures.SKIN.url, `${f.env.BEDROCK_TEXTURE_URL}/${skin.texture_id}`);
+  const never = (await get(`${api}/v2/xbox/xuid/NeverJoined`)).json.xuid;
+  t.deepEqual((await get(`${api}/v2/skin/${never}`)).json, {}, 'a player who never joined has no skin');
+  t.deepEqual((await get(`${api}/v2/xbox/xuid/Nobody`)).json, {});
+  t.deepEqual((await get(`${api}/v2/xbox/gamertag/1`)).json, {});
+  t.is((await get(`${api}/v2/skin/abc`)).status, 400);
+  t.is((await get(`${api}/v2/xbox/xuid/${'a'.repeat(17)}`)).status, 400);
+  f.control({ down: { bedrock: true } });
+  t.is((await get(`${api}/v2/skin/${xuid}`)).status, 500);
+  t.is((await get(`${f.env.OFFICIAL_SERVICES_URL}/minecraft/profile/lookup/name/Knight`)).status, 200, 'only that source is down');
+});
+
 test('misbehaving players: FailPlayer answers 500, HangPlayer hangs until close', async (t) => {
   const f = await fake(t);
   t.is((await get(`${f.env.OFFICIAL_SERVICES_URL}/minecraft/profile/lookup/name/FailPlayer`)).status, 500);

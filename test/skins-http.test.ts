@@ -112,9 +112,9 @@ test.serial('status reads local state only and reports sources and cache', async
   t.is(r.headers.get('x-ratelimit-limit'), null, 'status is not rate limited');
 });
 
-test('sources lists the two upstreams', async (t) => {
+test('sources lists the three upstreams', async (t) => {
   const r = await h.get('/v1/sources');
-  t.deepEqual(r.json.data.sources.map((s: { id: string }) => s.id), ['official', 'external']);
+  t.deepEqual(r.json.data.sources.map((s: { id: string }) => s.id), ['official', 'external', 'bedrock']);
   t.true(r.json.data.sources.every((s: { enabled: boolean; label: string }) => s.enabled && s.label));
 });
 

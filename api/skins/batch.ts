@@ -5,7 +5,6 @@ import { dashUuid, normalizeUuid } from '../../shared/uuid.ts';
 import type { PlayerLookup } from './lookup.ts';
 import { profileRecord } from './records.ts';
 import type { NameHit, RawProfile, SourceId, SourceParam } from './types.ts';
-import { validName } from './validate.ts';
 
 export const BATCH_LIMIT = 100;
 
@@ -77,8 +76,8 @@ export async function runBatch(request: BatchRequest, lookup: PlayerLookup) {
   // what a source does not know or cannot answer goes on to the next one.
   let pending = [...new Map(request.names.map((n) => [n.toLowerCase(), n])).values()];
   for (const source of lookup.sources.order(request.source)) {
-    const asked = pending.filter((name) => validName(name, source.id));
-    const next = pending.filter((name) => !validName(name, source.id));
+    const asked = pending.filter((name) => lookup.sources.asksName(source, name, request.source));
+    const next = pending.filter((name) => !lookup.sources.asksName(source, name, request.source));
     const answers = await Promise.allSettled(asked.map((name) => lookup.nameIn(source.id, name)));
     answers.forEach((answer, i) => {
       if (answer.status === 'fulfilled' && answer.value) found.push({ query: asked[i], hit: answer.value });

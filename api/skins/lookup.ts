@@ -1,18 +1,19 @@
 // Player lookup across sources with caching (fresh, stale when the upstream fails or is slow,
 // negative), one upstream call per key at a time, and the `source=auto` rule: official first,
 // external when official says the player does not exist, or when official fails and external
-// knows the player.
+// knows the player; a Floodgate UUID or a name with the Bedrock prefix goes to bedrock alone.
 import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Cache, CacheNamespace } from '../cache.ts';
 import { ReadThrough } from '../read-through.ts';
 import type { CacheState, NameHit, RawProfile, SourceId, SourceParam } from './types.ts';
 import { NameBatcher } from './name-batcher.ts';
+import type { BedrockSource } from './upstream/bedrock.ts';
 import { EXTERNAL_BULK_LIMIT, type ExternalSource } from './upstream/external.ts';
 import { OFFICIAL_BULK_LIMIT, type OfficialSource } from './upstream/official.ts';
 import { parsePlayerQuery, validName } from './validate.ts';
 
-export type Source = OfficialSource | ExternalSource;
+export type Source = OfficialSource | ExternalSource | BedrockSource;
 
 /** A cached answer: the value, or null for "this source has no such player". */
 type Cached<T> = T | null;
@@ -22,16 +23,18 @@ export interface Resolved<T> { value: T; source: SourceId; cache: CacheState }
 export class Sources {
   readonly official: OfficialSource;
   readonly external: ExternalSource;
+  readonly bedrock: BedrockSource;
   private readonly enabled: Record<SourceId, boolean>;
 
-  constructor(official: OfficialSource, external: ExternalSource, enabled: Record<SourceId, boolean>) {
+  constructor(official: OfficialSource, external: ExternalSource, bedrock: BedrockSource, enabled: Record<SourceId, boolean>) {
     this.official = official;
     this.external = external;
+    this.bedrock = bedrock;
     this.enabled = enabled;
   }
 
   get(id: SourceId): Source {
-    return id === 'official' ? this.official : this.external;
+    return this[id];
   }
 
   isEnabled(id: SourceId): boolean {
@@ -40,10 +43,31 @@ export class Sources {
 
   /** Sources to ask, in order, for a `source` parameter. */
   order(param: SourceParam): Source[] {
-    const ids: SourceId[] = param === 'auto' ? ['official', 'external'] : [param];
+    const ids: SourceId[] = param === 'auto' ? ['official', 'external', 'bedrock'] : [param];
     const usable = ids.filter((id) => this.enabled[id]);
     if (usable.length === 0) throw new ApiError('bad_source', { detail: { zh: `${param} 已停用`, en: `${param} is switched off` } });
     return usable.map((id) => this.get(id));
+  }
+
+  /** Whether `source` is asked about a name: under auto, a name with the Bedrock prefix is Bedrock's alone. */
+  asksName(source: Source, name: string, param: SourceParam): boolean {
+    const valid = source.id === 'bedrock' ? source.acceptsName(name) : validName(name, source.id);
+    if (param !== 'auto') return valid;
+    return valid && this.bedrock.claimsName(name) === (source.id === 'bedrock');
+  }
+
+  /** Whether `source` is asked about a UUID: under auto, a Floodgate UUID is Bedrock's alone. */
+  asksUuid(source: Source, uuid: string, param: SourceParam): boolean {
+    return param !== 'auto' || this.bedrock.claimsUuid(uuid) === (source.id === 'bedrock');
+  }
+
+  /** The sources to ask about a name or UUID, in order. */
+  forName(name: string, param: SourceParam): Source[] {
+    return this.order(param).filter((s) => this.asksName(s, name, param));
+  }
+
+  forUuid(uuid: string, param: SourceParam): Source[] {
+    return this.order(param).filter((s) => this.asksUuid(s, uuid, param));
   }
 }
 
@@ -58,7 +82,7 @@ export interface LookupOptions {
 
 export class PlayerLookup {
   readonly sources: Sources;
-  private readonly batchers: Record<SourceId, NameBatcher>;
+  private readonly batchers: Record<SourceId, Pick<NameBatcher, 'lookup'>>;
   private readonly names: ReadThrough<Cached<NameHit>>;
   private readonly profiles: ReadThrough<Cached<RawProfile>>;
   private readonly log: Logger;
@@ -68,6 +92,8 @@ export class PlayerLookup {
     this.batchers = {
       official: new NameBatcher(sources.official, options.nameBatchMs, OFFICIAL_BULK_LIMIT),
       external: new NameBatcher(sources.external, options.nameBatchMs, EXTERNAL_BULK_LIMIT),
+      // The Global API has no bulk lookup: one call per gamertag.
+      bedrock: { lookup: (name) => sources.bedrock.nameToId(name) },
     };
     const readOptions = { errorTtlMs: options.errorTtlMs, staleWaitMs: options.staleWaitMs, negativeTtlSeconds: cache.ttl.negative, log };
     this.names = new ReadThrough(cache.namespace('uuid'), readOptions);
@@ -77,7 +103,7 @@ export class PlayerLookup {
 
   /** Name to UUID record; throws not_found when no asked source knows the name. */
   async resolveName(name: string, param: SourceParam): Promise<Resolved<NameHit>> {
-    const sources = this.sources.order(param).filter((s) => validName(name, s.id));
+    const sources = this.sources.forName(name, param);
     if (sources.length === 0) throw new ApiError('invalid_name', { detail: name.slice(0, 64) });
     return this.firstFound(sources, (source) =>
       this.names.get(`${source.id}:${name.toLowerCase()}`, () => this.batchers[source.id].lookup(name)));
@@ -94,13 +120,13 @@ export class PlayerLookup {
 
   /** Session profile by UUID, from the first source that knows it. */
   async profile(uuid: string, param: SourceParam): Promise<Resolved<RawProfile>> {
-    return this.firstFound(this.sources.order(param), (source) =>
+    return this.firstFound(this.sources.forUuid(uuid, param), (source) =>
       this.profiles.get(`${source.id}:${uuid}`, () => source.profile(uuid)));
   }
 
   /** The profile of a name or UUID as typed by a client, with the source that answered. */
   async find(input: string | undefined, param: SourceParam): Promise<Resolved<RawProfile>> {
-    const query = parsePlayerQuery(input, param);
+    const query = parsePlayerQuery(input);
     if (query.kind === 'uuid') return this.profile(query.uuid, param);
     const hit = await this.resolveName(query.name, param);
     const profile = await this.profile(hit.value.id, hit.value.source);
@@ -114,9 +140,9 @@ export class PlayerLookup {
    */
   peek(input: string, param: SourceParam, read: CacheNamespace<unknown>[]): RawProfile | undefined {
     try {
-      const query = parsePlayerQuery(input, param);
-      if (query.kind === 'uuid') return this.peekFirst(this.sources.order(param), this.profiles, query.uuid, read);
-      const named = this.sources.order(param).filter((s) => validName(query.name, s.id));
+      const query = parsePlayerQuery(input);
+      if (query.kind === 'uuid') return this.peekFirst(this.sources.forUuid(query.uuid, param), this.profiles, query.uuid, read);
+      const named = this.sources.forName(query.name, param);
       const hit = this.peekFirst(named, this.names, query.name.toLowerCase(), read);
       return hit && this.peekFirst(this.sources.order(hit.source), this.profiles, hit.id, read);
     } catch {

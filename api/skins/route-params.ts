@@ -15,7 +15,7 @@ export const RATE_GROUPS = {
   render: { name: 'render', limit: 120 },
 } as const;
 
-export const source = inQuery('source', 'auto asks official first, then external',
+export const source = inQuery('source', 'auto asks official first, then external; a Floodgate UUID (top 64 bits zero) or a name with the Bedrock prefix (`.` by default) asks bedrock alone',
   { type: 'string', enum: ['auto', ...SOURCE_IDS], default: 'auto' }, { read: parseSource });
 export const namePath = inPath('name', 'player name or UUID (dashes optional)', text, { example: (docs) => docs.demoPlayer });
 

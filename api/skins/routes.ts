@@ -39,7 +39,7 @@ async function player(ctx: Context, service: SkinsService, params: Params): Prom
 
 async function uuid(ctx: Context, service: SkinsService, params: Params): Promise<void> {
   const source = sourceOf(params);
-  const query = parsePlayerQuery(params.name as string, source);
+  const query = parsePlayerQuery(params.name as string);
   const resolved = query.kind === 'name'
     ? await service.lookup.resolveName(query.name, source)
     : await service.lookup.profile(query.uuid, source);

@@ -23,6 +23,7 @@ import { ImageRenderer } from './images.ts';
 import { RenderLock } from './render-lock.ts';
 import type { DocsSource } from '../docs/routes.ts';
 import { SKINS_SECTIONS } from './routes.ts';
+import { floodgateUuid } from './upstream/floodgate.ts';
 import { TextureStore, OFFICIAL_TEXTURE_HOST } from './texture-store.ts';
 import { TextureFetcher } from './textures.ts';
 import type { PlayerLookup } from './lookup.ts';
@@ -95,7 +96,8 @@ export class SkinsService implements Service {
     const { app, routes } = createHttpApp({ service: 'skins', log, config, formatError: errorEnvelope, readiness: deps.readiness });
     this.app = app;
     deps.readiness.add(farmCheck(() => this.farm));
-    for (const health of [lookup.sources.official.client.health, external.client.health, this.textureHealth]) deps.readiness.add(upstreamCheck(health));
+    const { official, bedrock } = lookup.sources;
+    for (const health of [official.client.health, external.client.health, bedrock.client.health, this.textureHealth]) deps.readiness.add(upstreamCheck(health));
     const secure = config.publicUrl.startsWith('https:');
     if (secure) {
       // TLS ends at the proxy in front of us; the cookie must still be marked Secure.
@@ -138,13 +140,14 @@ export class SkinsService implements Service {
   }
 
   sourceList() {
-    const { official, external } = this.lookup.sources;
-    return [official, external].map((s) => ({ id: s.id, label: s.label, enabled: this.lookup.sources.isEnabled(s.id) }));
+    const { official, external, bedrock } = this.lookup.sources;
+    return [official, external, bedrock].map((s) => ({ id: s.id, label: s.label, enabled: this.lookup.sources.isEnabled(s.id) }));
   }
 
   /**
    * Asks each enabled source one cheap question (official: a name lookup, external: its
-   * metadata) and reports reachability; shared by concurrent callers and reused for 10 s.
+   * metadata, bedrock: the skin of XUID 1, which asks Xbox Live nothing) and reports
+   * reachability; shared by concurrent callers and reused for 10 s.
    */
   probe(): Promise<Record<string, { ok: boolean; ms: number; error: string | null }>> {
     if (this.lastProbe && Date.now() - this.lastProbe.at < 10_000) return this.lastProbe.result;
@@ -158,18 +161,19 @@ export class SkinsService implements Service {
         return { ok: false, ms: Math.round(performance.now() - started), error: error instanceof ApiError ? error.code : 'internal_error' };
       }
     };
-    const { official, external } = this.lookup.sources;
+    const { official, external, bedrock } = this.lookup.sources;
     const result = Promise.all([
       timed(this.config.official.enabled, () => official.nameToId(this.config.demoPlayer.slice(0, 16))),
       timed(this.config.external.enabled, () => external.metadata()),
-    ]).then(([o, e]) => ({ official: o, external: e }));
+      timed(this.config.bedrock.enabled, () => bedrock.profile(floodgateUuid(1))),
+    ]).then(([o, e, b]) => ({ official: o, external: e, bedrock: b }));
     this.lastProbe = { at: Date.now(), result };
     return result;
   }
 
   /** Local state only: no upstream is asked. */
   async status() {
-    const { official, external } = this.lookup.sources;
+    const { official, external, bedrock } = this.lookup.sources;
     const cache = await this.cache.stats();
     return {
       version: VERSION,
@@ -178,6 +182,7 @@ export class SkinsService implements Service {
       sources: {
         official: official.client.health.snapshot(),
         external: external.client.health.snapshot(),
+        bedrock: bedrock.client.health.snapshot(),
       },
       textures: this.textureHealth.snapshot(),
       upstream_budgets: this.budgets.snapshot(),

@@ -1,8 +1,8 @@
 // Shapes shared by the skins service's modules.
 
-export type SourceId = 'official' | 'external';
+export type SourceId = 'official' | 'external' | 'bedrock';
 export type SourceParam = 'auto' | SourceId;
-export const SOURCE_IDS: readonly SourceId[] = ['official', 'external'];
+export const SOURCE_IDS: readonly SourceId[] = ['official', 'external', 'bedrock'];
 
 export interface NameHit { id: string; name: string; source: SourceId }
 

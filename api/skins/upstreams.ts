@@ -6,6 +6,7 @@ import type { Logger } from '../../shared/log.ts';
 import type { Cache } from '../cache.ts';
 import type { Config } from '../config.ts';
 import { PlayerLookup, Sources } from './lookup.ts';
+import { BedrockSource } from './upstream/bedrock.ts';
 import { UpstreamBudgets } from './upstream/budget.ts';
 import { UpstreamClient } from './upstream/client.ts';
 import { ExternalSource } from './upstream/external.ts';
@@ -26,7 +27,9 @@ export function createUpstreams(config: Config, cache: Cache, redis: RedisClient
   const official = new OfficialSource(config.official, new UpstreamClient(new SourceHealth('official', config.official.enabled),
     { ...sourceOptions, throttleStatuses: [429, 403] }));
   const external = new ExternalSource(config.external, new UpstreamClient(new SourceHealth('external', config.external.enabled), sourceOptions));
-  const sources = new Sources(official, external, { official: config.official.enabled, external: config.external.enabled });
+  const bedrock = new BedrockSource(config.bedrock, new UpstreamClient(new SourceHealth('bedrock', config.bedrock.enabled), sourceOptions));
+  const enabled = { official: config.official.enabled, external: config.external.enabled, bedrock: config.bedrock.enabled };
+  const sources = new Sources(official, external, bedrock, enabled);
   const { nameBatchMs, errorTtlMs, staleWaitMs } = config.upstream;
   const lookup = new PlayerLookup(sources, cache, log, { nameBatchMs, errorTtlMs, staleWaitMs });
   return { lookup, budgets, clientOptions };

@@ -1,5 +1,6 @@
 // Input rules for names, UUIDs and sources. Official names follow the game's rule; the external
 // service (Blessing Skin) lets operators allow more, so it accepts any Unicode letters and digits.
+// Bedrock names (gamertags, with the configured prefix) are the bedrock source's (upstream/floodgate.ts).
 import { ApiError } from '../../shared/errors.ts';
 import { looksLikeUuid, normalizeUuid } from '../../shared/uuid.ts';
 import { SOURCE_IDS, type SourceId, type SourceParam } from './types.ts';
@@ -9,20 +10,21 @@ export const EXTERNAL_NAME = /^[\p{L}\p{N}_-]{1,32}$/u;
 
 export type PlayerQuery = { kind: 'uuid'; uuid: string } | { kind: 'name'; name: string };
 
-export function validName(name: string, source: SourceId): boolean {
+export function validName(name: string, source: Exclude<SourceId, 'bedrock'>): boolean {
   return (source === 'official' ? OFFICIAL_NAME : EXTERNAL_NAME).test(name);
 }
 
-/** A name or a UUID (dashes optional); anything else is invalid_name / invalid_uuid. */
-export function parsePlayerQuery(input: string | undefined, source: SourceParam): PlayerQuery {
+/**
+ * A name or a UUID (dashes optional); a malformed UUID is invalid_uuid. Whether a name is valid
+ * depends on the sources asked, so the lookup says (invalid_name when no source takes it).
+ */
+export function parsePlayerQuery(input: string | undefined): PlayerQuery {
   if (!input) throw new ApiError('missing_param', { detail: 'name' });
   if (looksLikeUuid(input)) {
     const uuid = normalizeUuid(input);
     if (!uuid) throw new ApiError('invalid_uuid', { detail: input.slice(0, 64) });
     return { kind: 'uuid', uuid };
   }
-  const ok = source === 'official' ? validName(input, 'official') : validName(input, 'external');
-  if (!ok) throw new ApiError('invalid_name', { detail: input.slice(0, 64) });
   return { kind: 'name', name: input };
 }
 
@@ -36,5 +38,5 @@ export function parseUuid(input: string | undefined): string {
 export function parseSource(input: string | undefined): SourceParam {
   if (input === undefined || input === '' || input === 'auto') return 'auto';
   if ((SOURCE_IDS as readonly string[]).includes(input)) return input as SourceId;
-  throw new ApiError('bad_source', { detail: `${input.slice(0, 32)} (auto, official, external)` });
+  throw new ApiError('bad_source', { detail: `${input.slice(0, 32)} (${['auto', ...SOURCE_IDS].join(', ')})` });
 }

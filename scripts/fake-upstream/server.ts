@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { bedrockRoutes } from './bedrock.ts';
 import { externalRoutes } from './external.ts';
 import { BodyTooLarge, findRoute, parseJson, readBody, sendEmpty, sendJson } from './http.ts';
 import { signingKey } from './keys.ts';
@@ -12,8 +13,10 @@ import { PlayerCatalogue, type Source } from './players.ts';
 import { sessionProfile } from './profiles.ts';
 import type { FakeContext, FakeRoute, FakeState } from './state.ts';
 import { textureRoutes } from './texture-routes.ts';
+import { textureBase } from './textures.ts';
 
 export type { FakePlayer, FakeUser, Source } from './players.ts';
+export { BEDROCK_PLAYERS, type BedrockPlayer } from './bedrock.ts';
 export type { OAuthOptions } from './oauth.ts';
 export { PlayerCatalogue } from './players.ts';
 
@@ -30,9 +33,9 @@ export interface FakeControl {
   /** After this many more official API calls (textures excluded), answer 429 until reset; null lifts it. */
   officialBudget?: number | null;
   /** 500 on every path of that source. */
-  down?: { official?: boolean; external?: boolean };
+  down?: Partial<Record<Upstream, boolean>>;
   /** Every request to that source hangs until close. */
-  hang?: { official?: boolean; external?: boolean };
+  hang?: Partial<Record<Upstream, boolean>>;
 }
 
 export interface RequestRecord { route: string; method: string; path: string; body?: string }
@@ -40,7 +43,7 @@ export interface RequestRecord { route: string; method: string; path: string; bo
 export interface FakeUpstream {
   /** http://127.0.0.1:PORT */
   baseUrl: string;
-  /** OFFICIAL_API_URL, OFFICIAL_SERVICES_URL, OFFICIAL_SESSION_URL, EXTERNAL_URL, EXTERNAL_YGGDRASIL_URL, TEXTURE_HOSTS. */
+  /** OFFICIAL_API_URL, OFFICIAL_SERVICES_URL, OFFICIAL_SESSION_URL, EXTERNAL_URL, EXTERNAL_YGGDRASIL_URL, BEDROCK_API_URL, BEDROCK_TEXTURE_URL, TEXTURE_HOSTS. */
   env: Record<string, string>;
   /** Requests by route key since the last reset. */
   calls(): Record<string, number>;
@@ -61,15 +64,19 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
-const ROUTES: FakeRoute[] = [...officialRoutes, ...externalRoutes, ...oauthRoutes, ...textureRoutes];
+const ROUTES: FakeRoute[] = [...officialRoutes, ...externalRoutes, ...bedrockRoutes, ...oauthRoutes, ...textureRoutes];
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_LOG = 10_000;
 
-interface Knobs { latencyMs: number; officialBudget: number | null; down: Record<Source, boolean>; hang: Record<Source, boolean> }
+/** The upstreams the fake plays: the players' two sources and GeyserMC's Global API. */
+export type Upstream = Source | 'bedrock';
 
-function sourceOf(path: string): Source | null {
+interface Knobs { latencyMs: number; officialBudget: number | null; down: Record<Upstream, boolean>; hang: Record<Upstream, boolean> }
+
+function sourceOf(path: string): Upstream | null {
   if (path.startsWith('/official/')) return 'official';
   if (path.startsWith('/external/')) return 'external';
+  if (path.startsWith('/bedrock/')) return 'bedrock';
   return null;
 }
 
@@ -78,8 +85,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const knobs: Knobs = {
     latencyMs: options.latencyMs ?? 0,
     officialBudget: null,
-    down: { official: false, external: false },
-    hang: { official: false, external: false },
+    down: { official: false, external: false, bedrock: false },
+    hang: { official: false, external: false, bedrock: false },
   };
   let counters: Record<string, number> = {};
   let log: RequestRecord[] = [];
@@ -125,7 +132,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   };
 
   /** Knob-driven answers that pre-empt the route; true when one was given. */
-  const interfere = (ctx: FakeContext, source: Source | null, key: string): boolean => {
+  const interfere = (ctx: FakeContext, source: Upstream | null, key: string): boolean => {
     if (!source) return false;
     if (knobs.hang[source]) {
       ctx.hang();
@@ -205,6 +212,8 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       OFFICIAL_SESSION_URL: `${baseUrl}/official/session`,
       EXTERNAL_URL: `${baseUrl}/external`,
       EXTERNAL_YGGDRASIL_URL: `${baseUrl}/external/api/yggdrasil`,
+      BEDROCK_API_URL: `${baseUrl}/bedrock`,
+      BEDROCK_TEXTURE_URL: textureBase(baseUrl, 'official'),
       TEXTURE_HOSTS: new URL(baseUrl).host,
     },
     calls: () => ({ ...counters }),

@@ -13,7 +13,10 @@ export interface SkinsHarness {
 export async function startSkins(env: Record<string, string> = {}, fakeOptions: FakeUpstreamOptions = {}): Promise<SkinsHarness> {
   const fake = await startFakeUpstream(fakeOptions);
   // Upstream budgets are off unless a test is about them: suites make bursts of calls on purpose.
-  const unlimited = { OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off' };
+  const unlimited = {
+    OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
+    BEDROCK_NAMES_BUDGET: 'off', BEDROCK_PROFILES_BUDGET: 'off',
+  };
   // A generous timeout: on a loaded CI machine a fake answer can take seconds; tests about
   // timeouts set their own.
   const app = await startApp({ SERVICES: 'skins', UPSTREAM_TIMEOUT_MS: '20000', ...unlimited, ...fake.env, ...env });
