@@ -1,8 +1,14 @@
 // Turntables through HTTP with the real render farm (headless Chromium) and sharp: the frame
 // count of each format, every checked frame equal to the still render at its yaw, the APNG's own
-// chunks, bad parameters, the turntable budget and the cache.
+// chunks, bad parameters, the turntable budget and the cache; and at the farm, that a turntable
+// is one call into a page with its texture sent once.
+import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import sharp from 'sharp';
+import { defaultSkin } from '../renderer/default-skins.ts';
+import { RenderFarm } from '../renderer/farm.ts';
+import type { RenderJob } from '../renderer/jobs.ts';
+import { silentLogger } from '../shared/log.ts';
 import { startInOneWindow } from './helpers/rate-window.ts';
 import { decodePng, saveArtifact, type Picture } from './helpers/png.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
@@ -182,4 +188,32 @@ test('turntables drawn count against their own budget; cached ones do not', asyn
   t.is((await h.get('/v1/turntable/ClassicSteve/16?frames=8&yaw=0', from(ip))).status, 200);
   t.is((await h.get('/v1/render/ClassicSteve/16?yaw=12', from(ip))).status, 200);
   t.is((await h.get('/v1/turntable/ClassicSteve/16?frames=8&yaw=12', from('198.51.100.8'))).status, 200);
+});
+
+test('a turntable is one call into one page: its frames in one batch, its texture sent once, no still among them', async (t) => {
+  const pageExtension = fileURLToPath(new URL('helpers/page-that-counts.js', import.meta.url));
+  const farm = await RenderFarm.create({ workers: 1, gpu: 'off', pageExtension }, silentLogger);
+  try {
+    const job: RenderJob = { kind: 'render', skin: defaultSkin('kai', false), slim: false, size: 40, yaw: 0, pitch: 10, shadow: true, outer: true, bg: null };
+    const yaws = Array.from({ length: 36 }, (_, i) => i * 10 - 170);
+    // Stills (of another skin) queued around it are batched among themselves, never with its frames.
+    const other = { ...job, skin: defaultSkin('ari', false), size: 41 };
+    const [stills, frames, later] = await Promise.all([
+      Promise.all([1, 2, 3].map((yaw) => farm.render({ ...other, yaw }))),
+      farm.renderFrames(job, yaws),
+      Promise.all([4, 5, 6].map((yaw) => farm.render({ ...other, yaw }))),
+    ]);
+    t.is(frames.length, 36);
+    t.is(stills.length + later.length, 6);
+    t.true(frames[17].equals(await farm.render({ ...job, yaw: yaws[17] })), 'frame 17 is the still at its yaw');
+    const [memory] = await farm.pageMemory() as unknown as Array<{ batches: Array<{ sizes: number[]; yaws: number[]; textureBytesSent: number }> }>;
+    const withFrames = memory.batches.filter((b) => b.sizes.includes(40));
+    t.deepEqual(withFrames[0], { sizes: Array(36).fill(40), yaws, textureBytesSent: 1 });
+    t.is(memory.batches.flatMap((b) => b.sizes).filter((s) => s === 41).length, 6);
+    t.is(withFrames.length, 2, 'the turntable, then the still of frame 17');
+    await t.throwsAsync(farm.renderFrames({ ...job, kind: 'head' }, yaws), { message: /frames are drawn for renders/ });
+    await t.throwsAsync(farm.renderFrames(job, []), { message: /at least one/ });
+  } finally {
+    await farm.close();
+  }
 });

@@ -15,7 +15,7 @@ export const RATE_GROUPS = {
   render: { name: 'render', limit: 120 },
   /**
    * Turntables that are not cached and must be drawn, within `image`: one is 8 to 72 renders
-   * drawn together (36 by default: about 15 stills' worth of farm time) and an encode.
+   * drawn together (36 by default) and an animation's encode.
    */
   turntable: { name: 'turntable', limit: 12 },
 } as const;
