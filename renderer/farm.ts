@@ -87,6 +87,7 @@ export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: 
  */
 const BATCHES_PER_PAGE = 2;
 
+const queueFull = () => new RenderError('queue_full', 'the render queue is full', { zh: '渲染队列已满', retryAfterSeconds: 1 });
 const shuttingDown = () => new RenderError('closed', 'the render farm is closed', { zh: '渲染池已关闭', retryAfterSeconds: 5 });
 
 interface Pending {
@@ -237,14 +238,17 @@ export class RenderFarm {
    */
   renderFrames(job: RenderJob, yaws: number[]): Promise<Buffer[]> {
     if (job.kind !== 'render' || yaws.length === 0) return Promise.reject(new RenderError('failed', 'frames are drawn for renders, at least one'));
+    // A turntable waits in the queue as one job but is drawn as many: counted by its frames here,
+    // or 512 queued turntables would hold every job queued after them past its timeout. One is
+    // taken whenever nothing waits, whatever the limit.
+    const waiting = this.queue.reduce((n, p) => n + (p.job.yaws?.length ?? 1), this.waitingAtPages);
+    if (waiting > 0 && waiting + yaws.length > this.config.queueLimit) return Promise.reject(queueFull());
     return this.enqueue({ ...job, yaws }) as Promise<Buffer[]>;
   }
 
   private enqueue(job: RenderJob): Promise<Buffer | Buffer[]> {
     if (this.closed) return Promise.reject(shuttingDown());
-    if (this.queue.length + this.waitingAtPages >= this.config.queueLimit) {
-      return Promise.reject(new RenderError('queue_full', 'the render queue is full', { zh: '渲染队列已满', retryAfterSeconds: 1 }));
-    }
+    if (this.queue.length + this.waitingAtPages >= this.config.queueLimit) return Promise.reject(queueFull());
     return new Promise<Buffer | Buffer[]>((resolve, reject) => {
       const pending: Pending = {
         job, attempts: 0, resolve, reject, done: false, holder: null,

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import sharp from 'sharp';
 import { defaultSkin } from '../renderer/default-skins.ts';
+import type { RenderError } from '../renderer/errors.ts';
 import { RenderFarm } from '../renderer/farm.ts';
 import type { RenderJob } from '../renderer/jobs.ts';
 import { silentLogger } from '../shared/log.ts';
@@ -190,9 +191,9 @@ test('turntables drawn count against their own budget; cached ones do not', asyn
   t.is((await h.get('/v1/turntable/ClassicSteve/16?frames=8&yaw=12', from('198.51.100.8'))).status, 200);
 });
 
-test('a turntable is one call into one page: its frames in one batch, its texture sent once, no still among them', async (t) => {
+test('a turntable is one call into one page: its frames in one batch, its texture sent once, no still among them; the queue counts its frames', async (t) => {
   const pageExtension = fileURLToPath(new URL('helpers/page-that-counts.js', import.meta.url));
-  const farm = await RenderFarm.create({ workers: 1, gpu: 'off', pageExtension }, silentLogger);
+  const farm = await RenderFarm.create({ workers: 1, gpu: 'off', pageExtension, queueLimit: 60 }, silentLogger);
   try {
     const job: RenderJob = { kind: 'render', skin: defaultSkin('kai', false), slim: false, size: 40, yaw: 0, pitch: 10, shadow: true, outer: true, bg: null };
     const yaws = Array.from({ length: 36 }, (_, i) => i * 10 - 170);
@@ -211,6 +212,13 @@ test('a turntable is one call into one page: its frames in one batch, its textur
     t.deepEqual(withFrames[0], { sizes: Array(36).fill(40), yaws, textureBytesSent: 1 });
     t.is(memory.batches.flatMap((b) => b.sizes).filter((s) => s === 41).length, 6);
     t.is(withFrames.length, 2, 'the turntable, then the still of frame 17');
+    // The queue counts a waiting turntable by its frames: 36 wait, 36 more would pass 60.
+    const drawing = farm.renderFrames(job, yaws);
+    const waiting = farm.renderFrames(job, yaws);
+    const refused = await t.throwsAsync(farm.renderFrames(job, yaws));
+    t.is((refused as RenderError).kind, 'queue_full');
+    t.is((await farm.render({ ...job, yaw: 1 })).subarray(1, 4).toString(), 'PNG', 'a still is still queued');
+    t.is((await Promise.all([drawing, waiting])).flat().length, 72);
     await t.throwsAsync(farm.renderFrames({ ...job, kind: 'head' }, yaws), { message: /frames are drawn for renders/ });
     await t.throwsAsync(farm.renderFrames(job, []), { message: /at least one/ });
   } finally {
