@@ -145,6 +145,14 @@ test('GIF: the frames asked for, decodable, close to the still on a background; 
   t.true([...frame.data].filter((_, i) => i % 4 === 3).every((a) => a === 0 || a === 255), 'GIF alpha is all or nothing');
 });
 
+test('the player record gives the turntable\'s addresses', async (t) => {
+  const { images, uuid } = (await h.get('/v1/player/ClassicSteve', from('198.51.100.9'))).json.data;
+  t.true(images.turntable.url.endsWith(`/v1/turntable/${uuid}/128`));
+  t.true(images.turntable.sizeable.endsWith(`/v1/turntable/${uuid}/{size}`));
+  const r = await fetchOk(new URL(images.turntable.sizeable.replace('{size}', '24')).pathname, '198.51.100.9');
+  t.is((await sharp(r.bytes).metadata()).pages, 36);
+});
+
 test('bad parameters are bad_request', async (t) => {
   for (const query of ['frames=7', 'frames=73', 'frames=x', 'frames=36.5', 'fps=0', 'fps=51', 'format=avif', 'format=png', 'size=257', 'yaw=181', 'pose=dancing', 'bg=red']) {
     const r = await h.get(`/v1/turntable/ClassicSteve?${query}`, from('198.51.100.5'));
