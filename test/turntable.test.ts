@@ -174,6 +174,8 @@ test('ETag from the texture and the options: a 304, a cached answer, another tag
   t.true(again.bytes.equals(first.bytes));
   const conditional = await h.get(path, { headers: { 'x-forwarded-for': ip, 'if-none-match': first.headers.get('etag')! } });
   t.is(conditional.status, 304);
+  const head = await h.get(path, { method: 'HEAD', headers: { 'x-forwarded-for': ip } });
+  t.like({ status: head.status, type: head.headers.get('content-type'), etag: head.headers.get('etag'), length: head.bytes.length }, { status: 200, type: 'image/webp', etag: first.headers.get('etag'), length: 0 });
   const gif = await fetchOk(`${path}&format=gif`, ip);
   t.not(gif.headers.get('etag'), first.headers.get('etag'));
   t.not((await fetchOk('/v1/turntable/SlimAlex/32?frames=9&yaw=10', ip)).headers.get('etag'), first.headers.get('etag'));
