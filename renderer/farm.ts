@@ -87,10 +87,11 @@ export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: 
  */
 const BATCHES_PER_PAGE = 2;
 
+const queueFull = () => new RenderError('queue_full', 'the render queue is full', { zh: '渲染队列已满', retryAfterSeconds: 1 });
 const shuttingDown = () => new RenderError('closed', 'the render farm is closed', { zh: '渲染池已关闭', retryAfterSeconds: 5 });
 
 interface Pending {
-  job: RenderJob; attempts: number; resolve: (png: Buffer) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout; done: boolean;
+  job: RenderJob; attempts: number; resolve: (answer: Buffer | Buffer[]) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout; done: boolean;
   /** Aborts the batch holding this job, while a page has it. */
   holder: AbortController | null;
 }
@@ -225,11 +226,30 @@ export class RenderFarm {
   }
 
   render(job: RenderJob): Promise<Buffer> {
+    return this.enqueue(job) as Promise<Buffer>;
+  }
+
+  /**
+   * The frames of a turntable: `job` drawn at each of `yaws` (its own `yaw` unused), one PNG per
+   * yaw in order. One job in the queue, a batch of its own, one call into a page, which draws
+   * the frames side by side in one WebGL frame (so 36 frames cost one job's overhead, not 36),
+   * and they succeed, fail or are retried together. Keep `size` x `yaws.length` modest: the
+   * page's frame holds them all (4 tiles a row).
+   */
+  renderFrames(job: RenderJob, yaws: number[]): Promise<Buffer[]> {
+    if (job.kind !== 'render' || yaws.length === 0) return Promise.reject(new RenderError('failed', 'frames are drawn for renders, at least one'));
+    // A turntable waits in the queue as one job but is drawn as many: counted by its frames here,
+    // or 512 queued turntables would hold every job queued after them past its timeout. One is
+    // taken whenever nothing waits, whatever the limit.
+    const waiting = this.queue.reduce((n, p) => n + (p.job.yaws?.length ?? 1), this.waitingAtPages);
+    if (waiting > 0 && waiting + yaws.length > this.config.queueLimit) return Promise.reject(queueFull());
+    return this.enqueue({ ...job, yaws }) as Promise<Buffer[]>;
+  }
+
+  private enqueue(job: RenderJob): Promise<Buffer | Buffer[]> {
     if (this.closed) return Promise.reject(shuttingDown());
-    if (this.queue.length + this.waitingAtPages >= this.config.queueLimit) {
-      return Promise.reject(new RenderError('queue_full', 'the render queue is full', { zh: '渲染队列已满', retryAfterSeconds: 1 }));
-    }
-    return new Promise<Buffer>((resolve, reject) => {
+    if (this.queue.length + this.waitingAtPages >= this.config.queueLimit) return Promise.reject(queueFull());
+    return new Promise<Buffer | Buffer[]>((resolve, reject) => {
       const pending: Pending = {
         job, attempts: 0, resolve, reject, done: false, holder: null,
         timer: setTimeout(() => {
@@ -242,11 +262,11 @@ export class RenderFarm {
     });
   }
 
-  private settle(pending: Pending, result: Buffer | Error): void {
+  private settle(pending: Pending, result: Buffer | Buffer[] | Error): void {
     if (pending.done) return;
     pending.done = true;
     clearTimeout(pending.timer);
-    if (Buffer.isBuffer(result)) {
+    if (!(result instanceof Error)) {
       this.counters.completed += 1;
       pending.resolve(result);
     } else {
@@ -260,9 +280,20 @@ export class RenderFarm {
     while (this.queue.length > 0 && !this.relaunching) {
       const page = this.pageForBatch();
       if (!page) return;
-      const batch = this.queue.splice(0, this.config.batchSize).filter((p) => !p.done);
+      const batch = this.takeBatch().filter((p) => !p.done);
       if (batch.length > 0) void this.runBatch(page, batch);
     }
+  }
+
+  /**
+   * The next batch from the queue: up to `batchSize` single images, or one turntable alone (its
+   * frames fill a page's frame already; two of them in one would make it too tall).
+   */
+  private takeBatch(): Pending[] {
+    if (this.queue[0].job.yaws) return this.queue.splice(0, 1);
+    let n = 1;
+    while (n < this.config.batchSize && n < this.queue.length && !this.queue[n].job.yaws) n += 1;
+    return this.queue.splice(0, n);
   }
 
   /** An idle page; else, when at least half a batch waits, a page with room (BATCHES_PER_PAGE). */
@@ -306,7 +337,8 @@ export class RenderFarm {
     } else {
       batch.forEach((pending, i) => {
         const image = images[i];
-        if (image && !('error' in image)) this.settle(pending, ownBytes(image));
+        if (Array.isArray(image)) this.settle(pending, image.map(ownBytes));
+        else if (image && !('error' in image)) this.settle(pending, ownBytes(image));
         else this.settle(pending, new RenderError('failed', image && 'error' in image ? image.error.slice(0, 120) : 'no image'));
       });
     }

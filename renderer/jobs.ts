@@ -24,6 +24,11 @@ export interface RenderJob extends ViewOptions {
   view?: 'front' | 'back';
   /** `render` only; standing when absent. */
   pose?: PoseName;
+  /**
+   * `render` only: the frames of one turntable, drawn at these yaws (`yaw` is unused), in one
+   * batch of their own; answered as one PNG per yaw (RenderFarm.renderFrames).
+   */
+  yaws?: number[];
 }
 
 /** A texture on its way to a worker: raw RGBA with its content key. */
@@ -58,7 +63,8 @@ export interface BrowserRef { key: string; pid: number }
  */
 export interface WorkerTask { browsers: BrowserRef[]; jobs: WireJob[]; pageHeapLimitBytes: number; selfCheck: string | null; probe?: 'info' | 'memory' | 'trim' }
 export interface WorkerResult {
-  images?: Array<Buffer | Uint8Array | { error: string }>; memory?: PageMemory;
+  /** One per job: its PNG, a job of `yaws` its PNGs in order, or why it failed. */
+  images?: Array<Buffer | Uint8Array | Uint8Array[] | { error: string }>; memory?: PageMemory;
   info?: { renderer: string; version: string; selfCheck: string };
 }
 

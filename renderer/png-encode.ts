@@ -4,12 +4,13 @@
 // millisecond to set up.
 import zlib from 'node:zlib';
 
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+export const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** PNG row filter types (the first byte of every scanline). */
 export const FILTER = { none: 0, sub: 1, up: 2 } as const;
 
-function chunk(type: string, data: Buffer): Buffer {
+/** One chunk: length, type, data and the CRC of type and data. */
+export function chunk(type: string, data: Buffer): Buffer {
   const out = Buffer.alloc(12 + data.length);
   out.writeUInt32BE(data.length, 0);
   out.write(type, 4, 'latin1');

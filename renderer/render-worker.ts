@@ -346,6 +346,24 @@ function fromDataUrl(url: string): Buffer {
   return png.subarray(0, png.write(base64, 'base64'));
 }
 
+/**
+ * A turntable's job as one page job per frame: the page draws them side by side in one frame with
+ * one readback, and the texture crosses once (the first frame brings it, the others find it).
+ */
+function framesOf({ yaws, ...job }: WireJob): WireJob[] {
+  return yaws ? yaws.map((yaw) => ({ ...job, yaw })) : [job];
+}
+
+/** The page's answers, one per frame, as one per job of the task: a turntable's PNGs, or its first failed frame's error. */
+function perJob(jobs: WireJob[], answers: Array<Buffer | { error: string }>): NonNullable<WorkerResult['images']> {
+  let at = 0;
+  return jobs.map((job) => {
+    if (!job.yaws) return answers[at++];
+    const frames = answers.slice(at, at += job.yaws.length);
+    return frames.find((f): f is { error: string } => !Buffer.isBuffer(f)) ?? frames as Buffer[];
+  });
+}
+
 export default async function run(task: WorkerTask): Promise<WorkerResult> {
   const browser = task.browsers[slot % task.browsers.length];
   const current = await takePage(browser, task);
@@ -358,14 +376,15 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
       return {};
     }
     const draw = (jobs: WireJob[]) => call(current, 'renderBatch', textures.forBatch(jobs));
-    const answers = await draw(task.jobs);
-    current.drawn += task.jobs.length;
+    const jobs = task.jobs.flatMap(framesOf);
+    const answers = await draw(jobs);
+    current.drawn += jobs.length;
     // Should the page ever lack a texture the mirror thought it held, those jobs go once more
     // with their bytes rather than failing.
     const lacking = answers.flatMap((a, i) => (typeof a === 'object' && MISSING.test(a.error) ? [i] : []));
     if (lacking.length > 0) {
-      textures.forget(lacking.flatMap((i) => [task.jobs[i].skin.key, ...(task.jobs[i].cape ? [task.jobs[i].cape!.key] : [])]));
-      const again = await draw(lacking.map((i) => task.jobs[i]));
+      textures.forget(lacking.flatMap((i) => [jobs[i].skin.key, ...(jobs[i].cape ? [jobs[i].cape!.key] : [])]));
+      const again = await draw(lacking.map((i) => jobs[i]));
       lacking.forEach((i, n) => { answers[i] = again[n]; });
     }
     // A GPU process that ended before the answer came may have drawn it blank or in part, and the
@@ -376,7 +395,7 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
     const images = answers.map((a) => (typeof a === 'string' ? fromDataUrl(a) : { error: a.error }));
     // The images' stores go to the main thread as they are: no copy on either side.
     const stores = images.flatMap((image) => (image instanceof Uint8Array ? [image.buffer] : []));
-    return move({ [transferableSymbol]: stores, [valueSymbol]: { images } }) as WorkerResult;
+    return move({ [transferableSymbol]: stores, [valueSymbol]: { images: perJob(task.jobs, images) } }) as WorkerResult;
   } catch (error) {
     drop(current);
     throw LOST.test((error as Error).message) ? new Error(`${IN_DOUBT}its WebGL context was lost`) : error;

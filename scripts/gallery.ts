@@ -1,7 +1,8 @@
 // `npm run gallery`: our own demo players (the fake upstream's, drawn by its skin art) rendered by
 // the real service at several angles and in every pose, in one grid: docs/gallery.png, shown at
-// the top of the README. Run it again whenever the look of renders changes.
-// `npm run gallery -- [--out docs/gallery.png] [--size 128] [--players 6] [--bg f2f4f7]`
+// the top of the README; and the first of them turning, docs/turntable.webp (GET /v1/turntable,
+// 36 frames; --turntable '' skips it). Run it again whenever the look of renders changes.
+// `npm run gallery -- [--out docs/gallery.png] [--size 128] [--players 6] [--bg f2f4f7] [--turntable docs/turntable.webp]`
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     size: { type: 'string', default: '128' },
     players: { type: 'string', default: '6' },
     bg: { type: 'string', default: 'f2f4f7' },
+    turntable: { type: 'string', default: path.join(root, 'docs/turntable.webp') },
   },
 });
 const size = Number(values.size);
@@ -54,6 +56,14 @@ try {
     .composite(tiles).png({ compressionLevel: 9 }).toBuffer();
   writeFileSync(values.out!, png);
   console.log(`${values.out}: ${players.join(', ')} x ${VIEWS.map((v) => v.pose).join(', ')} (${Math.round(png.length / 1024)} KB)`);
+  if (values.turntable) {
+    const query = new URLSearchParams({ frames: '36', fps: '12', pitch: '12', pose: 'walking', bg: values.bg! });
+    const response = await fetch(`${app.urls.skins}/v1/turntable/${players[0]}/${size}?${query}`);
+    if (!response.ok) throw new Error(`turntable of ${players[0]}: HTTP ${response.status}`);
+    const webp = Buffer.from(await response.arrayBuffer());
+    writeFileSync(values.turntable, webp);
+    console.log(`${values.turntable}: ${players[0]} turning, ${query} (${Math.round(webp.length / 1024)} KB)`);
+  }
 } finally {
   await app.stop();
   await fake.close();

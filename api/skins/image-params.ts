@@ -28,8 +28,8 @@ function color(raw: string): string | null {
 }
 
 /** The size in pixels, in the path or in the query (not both: api/http/params.ts refuses that). */
-export function sizeParam(where: 'path' | 'query', fallback: number, description = 'pixels'): Param {
-  const schema = between('integer', SIZE_RANGE.min, SIZE_RANGE.max, fallback);
+export function sizeParam(where: 'path' | 'query', fallback: number, description = 'pixels', max: number = SIZE_RANGE.max): Param {
+  const schema = between('integer', SIZE_RANGE.min, max, fallback);
   return where === 'path' ? inPath('size', description, schema, { example: fallback }) : inQuery('size', description, schema, { example: fallback });
 }
 

@@ -13,20 +13,23 @@ import { IMAGE_CACHE_CONTROL, imageEtag, sendPng } from './image-response.ts';
 import { profileOrDemoFallback } from './pages/demo-fallback.ts';
 import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
 import type { SkinsService } from './service.ts';
-import type { SourceParam } from './types.ts';
+import type { RawProfile, SourceParam } from './types.ts';
 
 interface UploadedFile { buffer: Buffer; size: number }
 
-const image = (kind: ImageKind) => async (ctx: Context, service: SkinsService, params: Params): Promise<void> => {
+/** A handler that answers with an image of the named player (or of the demo player standing in), drawn by `answer`. */
+export const playerImage = (answer: (ctx: Context, service: SkinsService, profile: RawProfile, params: Params) => Promise<void>) => async (ctx: Context, service: SkinsService, params: Params): Promise<void> => {
   const name = params.name as string;
   const { profile, fallback } = await profileOrDemoFallback(name, service.config.demoPlayer, async () => (await service.lookup.find(name, params.source as SourceParam)).value);
-  await service.images.reply(ctx, profile, imageOptions(kind, params), () => chargeDrawing(ctx, service));
+  await answer(ctx, service, profile, params);
   if (fallback) {
     // Another player's image stands in for this one: stricter than the route's caching, nobody keeps it.
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Demo-Fallback', fallback);
   }
 };
+
+const image = (kind: ImageKind) => playerImage((ctx, service, profile, params) => service.images.reply(ctx, profile, imageOptions(kind, params), () => chargeDrawing(ctx, service)));
 
 /** Counts an image this request has drawn (not found cached) against its client's own budget. */
 async function chargeDrawing(ctx: Context, service: SkinsService): Promise<void> {

@@ -14,6 +14,8 @@ import { LruMap } from '../../shared/lru-map.ts';
 import { ReadThrough } from '../read-through.ts';
 import { imageEtag, notModified, sendPng } from './image-response.ts';
 import { optionsKey, type ImageOptions } from './image-params.ts';
+import { ANIMATION_TYPES, encodeAnimation } from '../../renderer/animate.ts';
+import { frameYaws, turntableKey, type TurntableOptions } from './turntable.ts';
 import { readTextures } from './records.ts';
 import type { RenderLock } from './render-lock.ts';
 import type { TextureStore } from './texture-store.ts';
@@ -76,11 +78,36 @@ export class ImageRenderer {
     const etag = imageEtag(key);
     if (notModified(ctx, etag)) return;
     const { value, cache } = await this.renders.get(key, async () => {
-      const skin = subject.skinUrl ? await this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
-      const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl, subject.capeKey) : null;
+      const { skin, cape } = await this.texturesOf(subject, withCape);
       return this.draw(options, skin, subject.slim, cape);
     }, { admit });
     sendPng(ctx, { png: asBuffer(value), etag, cache });
+  }
+
+  /**
+   * Answers a turntable of a player: cached, tagged and locked as a still is (the same render
+   * cache, its own key), its frames drawn as one farm job (RenderFarm.renderFrames).
+   */
+  async replyTurntable(ctx: Context, profile: RawProfile, options: TurntableOptions, admit?: () => Promise<void>): Promise<void> {
+    const subject = subjectOf(profile);
+    const key = `${turntableKey(options)}|${subject.skinKey}|${+subject.slim}|${subject.capeKey}`;
+    const etag = imageEtag(key);
+    if (notModified(ctx, etag)) return;
+    const { value, cache } = await this.renders.get(key, async () => {
+      const { skin, cape } = await this.texturesOf(subject, true);
+      const started = performance.now();
+      const frames = await this.farmOrOverloaded().renderFrames(renderJob(options.still, skin, subject.slim, cape), frameYaws(options));
+      const animation = await encodeAnimation(frames, options.format, options.fps);
+      renderDuration.observe({ kind: 'turntable' }, (performance.now() - started) / 1000);
+      return animation;
+    }, { admit });
+    sendPng(ctx, { png: asBuffer(value), etag, cache, type: ANIMATION_TYPES[options.format] });
+  }
+
+  private async texturesOf(subject: Subject, withCape: boolean): Promise<{ skin: NormalizedSkin; cape: NormalizedCape | null }> {
+    const skin = subject.skinUrl ? await this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
+    const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl, subject.capeKey) : null;
+    return { skin, cape };
   }
 
   /** The render key and ETag of a player's image, for a fast path that answers without reply(). */
@@ -137,12 +164,20 @@ export class ImageRenderer {
 
   private drawWith(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: NormalizedCape | null): Promise<Buffer> {
     if (o.kind === 'avatar') return renderAvatar(skin, { size: o.size, shape: o.shape, helm: o.outer, bg: o.bg });
+    return this.farmOrOverloaded().render(renderJob(o, skin, slim, cape));
+  }
+
+  private farmOrOverloaded(): RenderFarm {
     const farm = this.farm();
     if (!farm) throw new ApiError('overloaded', { detail: '渲染池未启用 (RENDER_WORKERS=0)', retryAfter: 60 });
-    const job: RenderJob = {
-      kind: o.kind, skin, slim, cape, size: o.size, yaw: o.yaw, pitch: o.pitch, shadow: o.shadow, outer: o.outer, bg: o.bg,
-      scale: o.scale ?? undefined, view: o.view, pose: o.kind === 'render' ? o.pose : undefined,
-    };
-    return farm.render(job);
+    return farm;
   }
+}
+
+function renderJob(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: NormalizedCape | null): RenderJob {
+  if (o.kind === 'avatar') throw new Error('avatars are not drawn by the farm');
+  return {
+    kind: o.kind, skin, slim, cape, size: o.size, yaw: o.yaw, pitch: o.pitch, shadow: o.shadow, outer: o.outer, bg: o.bg,
+    scale: o.scale ?? undefined, view: o.view, pose: o.kind === 'render' ? o.pose : undefined,
+  };
 }

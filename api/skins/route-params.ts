@@ -13,6 +13,11 @@ export const RATE_GROUPS = {
    * costs microseconds, a drawn one milliseconds of the API and a renderer, and a cache entry.
    */
   render: { name: 'render', limit: 120 },
+  /**
+   * Turntables that are not cached and must be drawn, within `image`: one is 8 to 72 renders
+   * drawn together (36 by default) and an animation's encode.
+   */
+  turntable: { name: 'turntable', limit: 12 },
 } as const;
 
 export const source = inQuery('source', 'auto asks official first, then external; a Floodgate UUID (top 64 bits zero) or a name with the Bedrock prefix (`.` by default) asks bedrock alone',

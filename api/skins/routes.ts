@@ -14,6 +14,7 @@ import type { SkinsService } from './service.ts';
 import { BATCH_LIMIT, parseBatch, runBatch } from './batch.ts';
 import { IMAGE_CACHE_CONTROL, imageEtag, notModified, sendPng } from './image-response.ts';
 import { IMAGE_ROUTES } from './image-routes.ts';
+import { TURNTABLE_ROUTES } from './turntable-routes.ts';
 import { ACCOUNT_ROUTES, type AccountContext } from './account/routes.ts';
 import { PAGE_ROUTES, type PagesDeps } from './pages/routes.ts';
 import { playerRecord, profileRecord, readTextures, uuidRecord } from './records.ts';
@@ -181,7 +182,7 @@ export interface SkinsParts { service: SkinsService; account: AccountContext; pa
 
 /** Every route of the skins service, in the order the service mounts them, each section over its part. */
 export const SKINS_SECTIONS: readonly TableSection<SkinsParts>[] = [
-  section([...LOOKUP_ROUTES, ...IMAGE_ROUTES], (parts: SkinsParts) => parts.service),
+  section([...LOOKUP_ROUTES, ...IMAGE_ROUTES, ...TURNTABLE_ROUTES], (parts: SkinsParts) => parts.service),
   section(ACCOUNT_ROUTES, (parts: SkinsParts) => parts.account),
   section(PAGE_ROUTES, (parts: SkinsParts) => parts.pages),
   section(DOCS_ROUTES, (parts: SkinsParts) => parts.docs),
