@@ -124,7 +124,9 @@ async function startChromium(executablePath: string, gpu: boolean, log: Logger, 
   for (let attempt = 1; ; attempt += 1) {
     stop?.throwIfAborted();
     const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'skinfarm-chromium-'));
-    const command = boundCommand(executablePath, [...chromiumArgs(gpu), `--user-data-dir=${userDataDir}`, '--remote-debugging-pipe', 'about:blank']);
+    // No startup window: its blank tab was a renderer process (~14 MB PSS) that drew nothing; the
+    // browser lives on with no page (while a page is replaced, say) until it is closed.
+    const command = boundCommand(executablePath, [...chromiumArgs(gpu), `--user-data-dir=${userDataDir}`, '--remote-debugging-pipe', '--no-startup-window']);
     if (!command.bound && !warnedUnbound) {
       warnedUnbound = true;
       log.warn('setpriv (util-linux) not found: Chromium may outlive this process if it is killed');

@@ -8,6 +8,7 @@ import type { RenderJob } from '../renderer/jobs.ts';
 import { normalizeSkin, type NormalizedSkin } from '../renderer/skin-normalize.ts';
 import { drawSkin } from '../scripts/fake-upstream/skin-art.ts';
 import { createLogger } from '../shared/log.ts';
+import { descendants } from '../renderer/processes.ts';
 
 /** Skins of their own: `n` written into three face pixels of one drawn skin, hashed as normalizeSkin does. */
 async function skinMaker(): Promise<(n: number) => NormalizedSkin> {
@@ -80,4 +81,17 @@ test('trim() replaces a page that has drawn, keeps one that has not, and the far
   t.is(fresh.textures, 1, 'the new page holds no texture yet but its self-check\'s skin');
   t.deepEqual(await farm.render(head(skin(1), 30)), before, 'the same job draws the same PNG on the fresh page');
   t.deepEqual(lines, []);
+});
+
+test('a browser runs one renderer process per page: no blank tab holds one of its own, also after a page is replaced', async (t) => {
+  const farm = await RenderFarm.create({ workers: 1, gpu: 'off' }, createLogger('warn', {}, () => {}));
+  t.teardown(() => farm.close());
+  const renderers = () => farm.browserPids().flatMap((pid) => descendants(pid)).filter((p) => p.cmd.includes('--type=renderer'));
+  t.is(renderers().length, 1);
+  const skin = await skinMaker();
+  t.deepEqual(await renderAll(farm, Array.from({ length: 8 }, (_, i) => head(skin(i), i))), []);
+  // trim() closes the page that drew, leaving the browser without one until the fresh page opens.
+  await farm.trim();
+  t.like(farm.stats(), { pagesOpened: 2, pagesAlive: 1, browserRestarts: 0 });
+  t.truthy(await farm.render(head(skin(1), 30)));
 });
