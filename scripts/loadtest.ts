@@ -89,7 +89,7 @@ const EMBED_KINDS = ['avatar', 'render', 'head', 'body'];
 const embedCached = (n: number) => `/v1/${EMBED_KINDS[n % 4]}/gen_${Math.floor(n / 4) % cached}/64`;
 
 /** warm-render's walk: a player per request, never one twice in the whole measurement (at most this many a second). */
-const WARM_PER_SECOND = 2500;
+const WARM_PER_SECOND = 1500;
 const warmPlayers = Math.max(15_000, runs * seconds * WARM_PER_SECOND);
 
 /** Fetches each player's skin and cape through the service, so its textures are cached and only the render remains. */
