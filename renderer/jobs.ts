@@ -24,6 +24,10 @@ export interface RenderJob extends ViewOptions {
   view?: 'front' | 'back';
   /** `render` only; standing when absent. */
   pose?: PoseName;
+  /** `render` and `body`: the elytra from the cape texture instead of the cape (nothing when it has none). */
+  elytra?: boolean;
+  /** Upside down, as the game draws Dinnerbone and Grumm (`render`, `body`, `head`, `cube`). */
+  flip?: boolean;
 }
 
 /** A texture on its way to a worker: raw RGBA with its content key. */

@@ -12,7 +12,7 @@ import { paintCape, paintSkin, type Painter, type Rgba } from '../renderer/skin-
 import { normalizeCape, normalizeSkin, type NormalizedSkin } from '../renderer/skin-normalize.ts';
 import { drawCape, drawSkin, faceColor } from '../scripts/fake-upstream/skin-art.ts';
 import { silentLogger } from '../shared/log.ts';
-import { POSE_NAMES } from '../shared/skin-layout.ts';
+import { FACE_NAMES, POSE_NAMES } from '../shared/skin-layout.ts';
 import { colorBox, count, decodePng, opaqueBox, pixel, saveArtifact, shadeOf, solidCount, translucent, type Picture } from './helpers/png.ts';
 
 let farm: RenderFarm;
@@ -201,4 +201,76 @@ test('every pose differs from standing and keeps the figure and its shadow insid
       t.truthy(opaqueBox(view));
     }
   }
+});
+
+test('the outer layer is drawn from both sides: through an open hat its far inside shows', async (t) => {
+  // A hat with no back and an opaque front: from behind, around the head, the inside of its front.
+  const inside: Rgba = [230, 120, 20, 255];
+  const skin = await paintedSkin((part, layer, face) => {
+    if (layer === 'inner') return [40, 90, 200, 255];
+    return part === 'head' && face === 'front' ? inside : null;
+  });
+  const back = await render('hat-inside-back', { kind: 'head', skin, outer: true, yaw: 180, pitch: 0, size: 256 });
+  t.true(solidCount(back, inside) > 300, `${solidCount(back, inside)} pixels of the hat's front seen from inside`);
+  // The lid too: from below, in the rim between head and hat.
+  const lid = await paintedSkin((part, layer, face) => layer === 'inner' ? [40, 90, 200, 255] : part === 'head' && face === 'top' ? inside : null);
+  const below = await render('hat-inside-below', { kind: 'head', skin: lid, outer: true, yaw: 0, pitch: -90, size: 256 });
+  t.true(solidCount(below, inside) > 300, `${solidCount(below, inside)} pixels of the hat's top seen from below`);
+});
+
+test('layers that share a plane show one of them, never specks of the other', async (t) => {
+  // Opaque jacket, sleeves and trousers: the jacket lies over sleeves and trousers where they
+  // meet (in the plane of the front, back and sides), the left trouser leg over the right one.
+  const jacket: Rgba = [200, 40, 40, 255], sleeve: Rgba = [40, 200, 40, 255], trousers: Rgba = [40, 40, 200, 255], left: Rgba = [200, 200, 40, 255];
+  const skin = await paintedSkin((part, layer) => {
+    if (layer === 'inner') return [128, 128, 128, 255];
+    if (part === 'head') return null;
+    if (part === 'body') return jacket;
+    if (part === 'rightArm' || part === 'leftArm') return sleeve;
+    return part === 'leftLeg' ? left : trousers;
+  });
+  // Straight on and from above: nothing else is in front of the jacket there.
+  for (const [yaw, pitch] of [[0, 0], [180, 0], [0, 20], [180, 20]]) {
+    const p = await render(`coplanar-${yaw}-${pitch}`, { skin, outer: true, yaw, pitch, size: 256 });
+    const box = colorBox(p, jacket)!;
+    // Inside the jacket's outline (one pixel in: edges mix), only the jacket.
+    const inner = { x0: box.x0 + 1, y0: box.y0 + 1, x1: box.x1 - 1, y1: box.y1 - 1 };
+    const specks = count(p, sleeve, inner) + count(p, trousers, inner) + count(p, left, inner);
+    t.is(specks, 0, `yaw ${yaw}, pitch ${pitch}: ${specks} specks in the jacket`);
+  }
+});
+
+test('sitting, the thighs touch: no see-through gap between them', async (t) => {
+  const legs = (['rightLeg', 'leftLeg'] as const).flatMap((part) => FACE_NAMES.map((face) => inner(part, face)));
+  for (const [yaw, pitch] of [[0, 0], [0, 20], [0, -20]]) {
+    const p = await render(`sitting-thighs-${yaw}-${pitch}`, { pose: 'sitting', yaw, pitch, size: 256 });
+    // The rows the legs fill in the picture's middle column pair (x = 0 in the figure).
+    const rows: number[] = [];
+    for (let y = 0; y < p.height; y += 1) if ([-6, -5, 4, 5].some((dx) => legs.some((c) => shadeOf(pixel(p, p.width / 2 + dx, y), c) !== null))) rows.push(y);
+    t.true(rows.length > 10, `yaw ${yaw}, pitch ${pitch}: the legs are there`);
+    const clear = rows.filter((y) => pixel(p, p.width / 2 - 1, y)[3] < 250 || pixel(p, p.width / 2, y)[3] < 250);
+    t.deepEqual(clear, [], `yaw ${yaw}, pitch ${pitch}: rows seen through between the thighs`);
+  }
+});
+
+test('the cape swings back with speed, clear of the legs', async (t) => {
+  const cape = await normalizeCape(await drawCape({}));
+  const capeColours = FACE_NAMES.map((face) => faceColor('cape', 'inner', face));
+  const legs = (['rightLeg', 'leftLeg'] as const).flatMap((part) => FACE_NAMES.map((face) => inner(part, face)));
+  const is = (p: Picture, x: number, y: number, colours: Rgba[]) => colours.some((c) => shadeOf(pixel(p, x, y), c) !== null);
+  const reach: Record<string, number> = {};
+  for (const pose of ['standing', 'walking', 'running'] as const) {
+    // From the figure's left its back is on the right: a leg through the cape would show beyond it.
+    const p = await render(`cape-clear-${pose}`, { pose, yaw: 90, cape, size: 256 });
+    let through = 0;
+    let far = 0;
+    for (let y = 0; y < p.height; y += 1) {
+      let capeFrom = p.width;
+      for (let x = 0; x < p.width; x += 1) if (is(p, x, y, capeColours)) { capeFrom = Math.min(capeFrom, x); far = Math.max(far, x); }
+      for (let x = capeFrom; x < p.width; x += 1) if (is(p, x, y, legs)) through += 1;
+    }
+    t.is(through, 0, `${pose}: leg pixels beyond the cape`);
+    reach[pose] = far;
+  }
+  t.true(reach.standing < reach.walking && reach.walking < reach.running, `the cape reaches back to x ${JSON.stringify(reach)}`);
 });

@@ -106,9 +106,11 @@ export function renderOptionsInfo(): Record<string, unknown> {
 /**
  * The renderer's look: part of every key, so a change to how images are drawn (raise it then)
  * never serves an image or a 304 of the old look. 2: translucent outer layer, light from the
- * viewer, smoothed edges, fixed framing, poses, avatar backgrounds in circle corners.
+ * viewer, smoothed edges, fixed framing, poses, avatar backgrounds in circle corners. 3: the outer
+ * layer from both sides, no specks where layers meet, thighs closed sitting, the cape swinging with
+ * the pose, the frame holding the elytra.
  */
-const LOOK = 2;
+const LOOK = 3;
 
 /** Canonical text of the options that change the pixels of this kind of image. */
 export function optionsKey(o: ImageOptions): string {
