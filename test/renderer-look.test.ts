@@ -12,8 +12,8 @@ import { paintCape, paintSkin, type Painter, type Rgba } from '../renderer/skin-
 import { normalizeCape, normalizeSkin, type NormalizedSkin } from '../renderer/skin-normalize.ts';
 import { drawCape, drawSkin, faceColor } from '../scripts/fake-upstream/skin-art.ts';
 import { silentLogger } from '../shared/log.ts';
-import { FACE_NAMES, POSE_NAMES } from '../shared/skin-layout.ts';
-import { colorBox, count, decodePng, opaqueBox, pixel, saveArtifact, shadeOf, solidCount, translucent, type Picture } from './helpers/png.ts';
+import { elytraFaces, FACE_NAMES, POSE_NAMES } from '../shared/skin-layout.ts';
+import { colorBox, count, decodePng, markerCorner, opaqueBox, pixel, saveArtifact, shadeOf, shadowPixels, solidCount, translucent, type Picture } from './helpers/png.ts';
 
 let farm: RenderFarm;
 let classic: NormalizedSkin;
@@ -273,4 +273,54 @@ test('the cape swings back with speed, clear of the legs', async (t) => {
     reach[pose] = far;
   }
   t.true(reach.standing < reach.walking && reach.walking < reach.running, `the cape reaches back to x ${JSON.stringify(reach)}`);
+});
+
+/** A cape texture whose cape and elytra rectangles are each one colour (either left out with null). */
+async function capeAndElytra(cape: Rgba | null, wings: Rgba | null) {
+  const data = paintCape(() => cape ?? [0, 0, 0, 0]);
+  if (wings) for (const r of Object.values(elytraFaces())) for (let y = r.y; y < r.y + r.h; y += 1) for (let x = r.x; x < r.x + r.w; x += 1) data.set(wings, (y * 64 + x) * 4);
+  return normalizeCape(await sharp(data, { raw: { width: 64, height: 32, channels: 4 } }).png().toBuffer());
+}
+
+test('elytra: the wings from the cape texture where the cape was, in render and body', async (t) => {
+  const capeColour: Rgba = [200, 30, 30, 255], wingColour: Rgba = [60, 60, 220, 255];
+  const both = await capeAndElytra(capeColour, wingColour);
+  for (const [name, job] of [['render', { yaw: 180, pitch: 10 }], ['body', { kind: 'body', view: 'back' }], ['running', { yaw: 150, pose: 'running' }]] as const) {
+    const wings = await render(`elytra-${name}`, { ...job, cape: both, elytra: true, size: 128 });
+    const cape = await render(`elytra-${name}-cape`, { ...job, cape: both, size: 128 });
+    t.true(solidCount(wings, wingColour) > 300, `${name}: ${solidCount(wings, wingColour)} wing pixels`);
+    t.is(count(wings, capeColour), 0, `${name}: no cape under the wings`);
+    t.true(solidCount(cape, capeColour) > 100, `${name}: the cape without elytra`);
+    t.is(count(cape, wingColour), 0, `${name}: no wings with the cape`);
+  }
+  // Wider than the arms: the body view makes room for them.
+  const body = await render('elytra-body-frame', { kind: 'body', view: 'back', cape: both, elytra: true, size: 128 });
+  const box = opaqueBox(body)!;
+  t.true(box.x0 > 0 && box.x1 < body.width, `the wings within the body view: ${box.x0}-${box.x1}`);
+  // A cape texture without elytra art: no wings, and no cape either (the page has no art of its own).
+  const capeOnly = await capeAndElytra(capeColour, null);
+  const none = await farm.render({ kind: 'render', skin: classic, slim: false, size: 128, yaw: 180, pitch: 10, shadow: false, outer: false, bg: null });
+  const bare = await farm.render({ kind: 'render', skin: classic, slim: false, size: 128, yaw: 180, pitch: 10, shadow: false, outer: false, bg: null, cape: capeOnly, elytra: true });
+  t.true(bare.equals(none), 'the same picture as without a cape');
+});
+
+test('upside down (Dinnerbone): feet at the top, the head below, shadow still on the ground', async (t) => {
+  const upright = await render('flip-off', { size: 256, shadow: true });
+  const flipped = await render('flip-on', { size: 256, shadow: true, flip: true });
+  const head = colorBox(upright, inner('head', 'front'))!, feet = colorBox(upright, inner('leftLeg', 'front'))!;
+  const head2 = colorBox(flipped, inner('head', 'front'))!, feet2 = colorBox(flipped, inner('leftLeg', 'front'))!;
+  t.true(head.y1 < feet.y0 && feet2.y1 < head2.y0, 'the feet above the head');
+  // Turned about the axis the viewer looks along: the left leg moves to the other side.
+  t.true((feet.x0 + feet.x1) / 2 > upright.width / 2 && (feet2.x0 + feet2.x1) / 2 < flipped.width / 2, 'the left leg on the other side');
+  t.is(Math.abs((head2.x1 - head2.x0) - (head.x1 - head.x0)) <= 1, true, 'the same size');
+  const above = await render('flip-on-above', { size: 256, shadow: true, flip: true, pitch: 30 });
+  const rim = colorBox(above, inner('head', 'front'))!;
+  t.true(shadowPixels(above, { x0: 0, y0: rim.y1, x1: above.width, y1: above.height }) > 50, 'the shadow under the head, on the ground');
+  for (const kind of ['head', 'cube', 'body'] as const) {
+    const up = await render(`flip-${kind}-off`, { kind, size: 128 });
+    const down = await render(`flip-${kind}-on`, { kind, size: 128, flip: true });
+    // The face's marker texel (its first, top left) turns to the bottom right.
+    t.is(markerCorner(up, inner('head', 'front')), 'top-left', kind);
+    t.is(markerCorner(down, inner('head', 'front')), 'bottom-right', `${kind}: the face upside down`);
+  }
 });

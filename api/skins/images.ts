@@ -25,7 +25,10 @@ function asBuffer(value: Uint8Array): Buffer {
 }
 
 /** What is drawn: the skin (by hash or default name), its model and the cape. */
-interface Subject { skinUrl: string | null; skinKey: string; slim: boolean; capeUrl: string | null; capeKey: string; defaultName: string | null }
+interface Subject { skinUrl: string | null; skinKey: string; slim: boolean; capeUrl: string | null; capeKey: string; defaultName: string | null; upsideDown: boolean }
+
+/** The names the game draws upside down: exactly these, case and all (LivingEntityRenderer.isEntityUpsideDown). */
+const UPSIDE_DOWN = new Set(['Dinnerbone', 'Grumm']);
 
 function subjectOf(profile: RawProfile): Subject {
   const { skin } = readTextures(profile);
@@ -36,12 +39,21 @@ function subjectOf(profile: RawProfile): Subject {
     capeUrl: skin.capeUrl,
     capeKey: skin.capeHash ?? '-',
     defaultName: skin.defaultSkin,
+    upsideDown: UPSIDE_DOWN.has(profile.name),
   };
 }
 
-const withCapeFor = (o: ImageOptions) => o.kind === 'render' || o.kind === 'body';
+/**
+ * The options as this subject is drawn: flipped only for the upside-down names, nothing on the
+ * back without a cape. Options that draw the same pixels then share one key and one image.
+ */
+function asDrawn(subject: Subject, o: ImageOptions): ImageOptions {
+  return { ...o, flip: o.flip && subject.upsideDown, equip: subject.capeUrl ? o.equip : 'none' };
+}
 
-/** The render cache key, and the ETag's source: what decides the pixels. */
+const withCapeFor = (o: ImageOptions) => (o.kind === 'render' || o.kind === 'body') && o.equip !== 'none';
+
+/** The render cache key, and the ETag's source: what decides the pixels (options as drawn). */
 function imageKey(subject: Subject, options: ImageOptions): string {
   return `${optionsKey(options)}|${subject.skinKey}|${+subject.slim}|${withCapeFor(options) ? subject.capeKey : '-'}`;
 }
@@ -69,8 +81,9 @@ export class ImageRenderer {
   }
 
   /** Answers one image request for a player's profile; `admit` is asked before this request draws an image of its own. */
-  async reply(ctx: Context, profile: RawProfile, options: ImageOptions, admit?: () => Promise<void>): Promise<void> {
+  async reply(ctx: Context, profile: RawProfile, asked: ImageOptions, admit?: () => Promise<void>): Promise<void> {
     const subject = subjectOf(profile);
+    const options = asDrawn(subject, asked);
     const withCape = withCapeFor(options);
     const key = imageKey(subject, options);
     const etag = imageEtag(key);
@@ -85,7 +98,8 @@ export class ImageRenderer {
 
   /** The render key and ETag of a player's image, for a fast path that answers without reply(). */
   tagOf(profile: RawProfile, options: ImageOptions): { key: string; etag: string } {
-    const key = imageKey(subjectOf(profile), options);
+    const subject = subjectOf(profile);
+    const key = imageKey(subject, asDrawn(subject, options));
     return { key, etag: imageEtag(key) };
   }
 
@@ -97,10 +111,12 @@ export class ImageRenderer {
     return asBuffer(value);
   }
 
-  /** Renders an uploaded skin (not cached: every upload is its own subject). */
-  async drawUpload(file: Buffer, slim: boolean | null, options: ImageOptions): Promise<Buffer> {
+  /** Renders an uploaded skin and cape (not cached: every upload is its own subject; it has no name to flip). */
+  async drawUpload(file: Buffer, capeFile: Buffer | null, slim: boolean | null, options: ImageOptions): Promise<Buffer> {
     const skin = await normalizeSkin(file);
-    return this.draw(options, skin, slim ?? skin.slimGuess, null);
+    // Checked even when not drawn (equip=none): a broken file is the client's to hear about.
+    const cape = capeFile ? await normalizeCape(capeFile) : null;
+    return this.draw({ ...options, flip: false }, skin, slim ?? skin.slimGuess, withCapeFor(options) ? cape : null);
   }
 
   private skin(url: string, hash: string): Promise<NormalizedSkin> {
@@ -142,6 +158,7 @@ export class ImageRenderer {
     const job: RenderJob = {
       kind: o.kind, skin, slim, cape, size: o.size, yaw: o.yaw, pitch: o.pitch, shadow: o.shadow, outer: o.outer, bg: o.bg,
       scale: o.scale ?? undefined, view: o.view, pose: o.kind === 'render' ? o.pose : undefined,
+      elytra: o.equip === 'elytra', flip: o.flip,
     };
     return farm.render(job);
   }
