@@ -293,6 +293,14 @@ test('elytra: the wings from the cape texture where the cape was, in render and 
     t.true(solidCount(cape, capeColour) > 100, `${name}: the cape without elytra`);
     t.is(count(cape, wingColour), 0, `${name}: no wings with the cape`);
   }
+  // In every pose and from every side the wings stay inside the picture (their own, larger frame).
+  for (const pose of POSE_NAMES) {
+    for (const [yaw, pitch] of [[90, 0], [180, 30], [-135, -60], [0, 80]]) {
+      const view = await render(`elytra-${pose}-${yaw}-${pitch}`, { pose, yaw, pitch, cape: both, elytra: true, shadow: true, size: 96 });
+      const box = opaqueBox(view)!;
+      t.true(box.x0 > 0 && box.y0 > 0 && box.x1 < view.width && box.y1 < view.height, `${pose} at yaw ${yaw}, pitch ${pitch}: drawn within ${JSON.stringify(box)}`);
+    }
+  }
   // Wider than the arms: the body view makes room for them.
   const body = await render('elytra-body-frame', { kind: 'body', view: 'back', cape: both, elytra: true, size: 128 });
   const box = opaqueBox(body)!;

@@ -209,13 +209,15 @@ function capeMatrix(pose) {
 
 // The elytra as the game's ElytraModel has it: two 10x20x2 boxes (texture at 22,0 of the cape
 // texture, the right wing mirrored) grown by 1 on every side, hung from the outer top corners
-// of the body's back 2 texels behind it, tilted back 15 degrees and out 15 (45 crouching, as the
-// game spreads them). Tilted back further in the poses that swing the cape, as it is.
+// of the body's back 2 texels behind it, tilted back 15 degrees and out 15; tilted back further
+// in the poses that swing the cape, as it is. Crouching, the game spreads them 45 degrees and
+// tilts them 40 from the upright, 11.4 from our leaning body.
 // The left wing stands a hundredth of a texel off the right one: the two share a plane.
 /** @param {PoseName} pose */
 function elytraMatrices(pose) {
-  const spread = THREE.MathUtils.degToRad(pose === 'crouching' ? 45 : 15);
-  const tilt = capeTilt(pose) + THREE.MathUtils.degToRad(5);
+  const crouching = pose === 'crouching';
+  const spread = THREE.MathUtils.degToRad(crouching ? 45 : 15);
+  const tilt = crouching ? THREE.MathUtils.degToRad(40) - THREE.MathUtils.degToRad(LAYOUT.poses.crouching.parts.body?.rotate?.[0] ?? 0) : capeTilt(pose) + THREE.MathUtils.degToRad(5);
   return [1, -1].map((side) => poseMatrix(pose, 'body')
     .multiply(new THREE.Matrix4().makeTranslation(side * 5, 24, -2))
     .multiply(new THREE.Matrix4().makeRotationFromEuler(new THREE.Euler(tilt, 0, side * spread, 'ZYX')))
@@ -464,18 +466,19 @@ function elytraPoints(pose) {
 }
 
 /**
- * Everything a render may draw in a pose: boxes with their outer layer, the cape, the shadow.
+ * Everything a render may draw in a pose: boxes with their outer layer, the cape (or the elytra), the shadow.
  * @param {PoseName} pose
  * @param {boolean} slim
+ * @param {boolean} elytra
  */
-function posePoints(pose, slim) {
+function posePoints(pose, slim, elytra) {
   const layout = parts(slim);
   const points = WHOLE.flatMap((name) => {
     const p = layout[name];
     return corners(partMatrix(pose, name, p), p.size.w / 2 + p.inflate, p.size.h / 2 + p.inflate, p.size.d / 2 + p.inflate);
   });
   const { w, h, d } = LAYOUT.cape.size;
-  points.push(...corners(capeMatrix(pose), w / 2, h / 2, d / 2), ...elytraPoints(pose));
+  points.push(...(elytra ? elytraPoints(pose) : corners(capeMatrix(pose), w / 2, h / 2, d / 2)));
   for (let i = 0; i < 32; i += 1) {
     const a = (i / 32) * Math.PI * 2;
     points.push(new THREE.Vector3((SHADOW.w / 2) * Math.cos(a), 0, (SHADOW.d / 2) * Math.sin(a)));
@@ -484,17 +487,26 @@ function posePoints(pose, slim) {
 }
 
 /**
+ * The sphere around everything a render may draw, with the elytra or without.
+ * @param {boolean} elytra
+ */
+function renderFrame(elytra) {
+  const centre = new THREE.Vector3(0, 16, 0);
+  const points = /** @type {PoseName[]} */ (Object.keys(LAYOUT.poses)).flatMap((pose) => [false, true].flatMap((slim) => posePoints(pose, slim, elytra)));
+  return { centre, radius: Math.max(...points.map((p) => p.distanceTo(centre))) };
+}
+
+/**
  * The sphere every view of a kind is fitted to: a sphere's outline has the same size from every
  * direction, so one skin texel is as large at any yaw, pitch and pose, with or without the shadow,
  * cape or outer layer; only `size` and `scale` change it. Renders: every pose, cape and shadow of
- * either model around the figure's middle; head and cube: the head with its hat.
+ * either model around the figure's middle; head and cube: the head with its hat. The elytra's
+ * 22-texel wings, tilted back or spread, reach far beyond the figure: renders that draw them have
+ * a sphere of their own (a third larger), so the others keep their texel size.
  */
 const FRAMES = {
-  render: (() => {
-    const centre = new THREE.Vector3(0, 16, 0);
-    const points = /** @type {PoseName[]} */ (Object.keys(LAYOUT.poses)).flatMap((pose) => [false, true].flatMap((slim) => posePoints(pose, slim)));
-    return { centre, radius: Math.max(...points.map((p) => p.distanceTo(centre))) };
-  })(),
+  render: renderFrame(false),
+  elytra: renderFrame(true),
   head: { centre: new THREE.Vector3(0, 28, 0), radius: 4.5 * Math.sqrt(3) },
 };
 
@@ -602,7 +614,7 @@ function fitCamera(job, cape, width, height) {
     halfW = ((maxX - minX) / 2) * 1.08; halfH = ((maxY - minY) / 2) * 1.08;
   } else {
     // The camera looks at the sphere's centre: it is the middle of the picture.
-    halfW = halfH = FRAMES[job.kind === 'render' ? 'render' : 'head'].radius * 1.02;
+    halfW = halfH = FRAMES[job.kind !== 'render' ? 'head' : drawsElytra(job, cape) ? 'elytra' : 'render'].radius * 1.02;
   }
   // Keep texels square: widen whichever side is short for the output's aspect.
   const aspect = width / height;
