@@ -24,7 +24,7 @@ const { values } = parseArgs({
 const size = Number(values.size);
 
 /** The columns: one view each (the README lists them in this order). */
-const VIEWS: Array<{ yaw: number; pitch: number; pose: PoseName }> = [
+const VIEWS: Array<{ yaw: number; pitch: number; pose: PoseName; equip?: 'elytra' }> = [
   { yaw: 25, pitch: 12, pose: 'standing' },
   { yaw: -35, pitch: 10, pose: 'walking' },
   { yaw: 40, pitch: 10, pose: 'running' },
@@ -33,6 +33,7 @@ const VIEWS: Array<{ yaw: number; pitch: number; pose: PoseName }> = [
   { yaw: 30, pitch: 18, pose: 'crossed-arms' },
   { yaw: -40, pitch: 15, pose: 'sitting' },
   { yaw: 155, pitch: 15, pose: 'standing' },
+  { yaw: 145, pitch: 15, pose: 'standing', equip: 'elytra' },
 ];
 
 // The fake's demo players: official ones wearing a drawn look (not the test pattern).
@@ -45,7 +46,7 @@ const fake = await startFakeUpstream();
 const app = await launch({ ...ON_FREE_PORTS, SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', RENDER_WORKERS: '2', ...fake.env });
 try {
   const tiles = await Promise.all(players.flatMap((name, row) => VIEWS.map(async (view, column) => {
-    const query = new URLSearchParams({ yaw: String(view.yaw), pitch: String(view.pitch), pose: view.pose, bg: values.bg! });
+    const query = new URLSearchParams({ yaw: String(view.yaw), pitch: String(view.pitch), pose: view.pose, ...(view.equip ? { equip: view.equip } : {}), bg: values.bg! });
     const response = await fetch(`${app.urls.skins}/v1/render/${name}/${size}?${query}`);
     if (!response.ok) throw new Error(`${name} ${query}: HTTP ${response.status}`);
     return { input: Buffer.from(await response.arrayBuffer()), left: column * size, top: row * size };
@@ -53,7 +54,7 @@ try {
   const png = await sharp({ create: { width: VIEWS.length * size, height: players.length * size, channels: 3, background: `#${values.bg}` } })
     .composite(tiles).png({ compressionLevel: 9 }).toBuffer();
   writeFileSync(values.out!, png);
-  console.log(`${values.out}: ${players.join(', ')} x ${VIEWS.map((v) => v.pose).join(', ')} (${Math.round(png.length / 1024)} KB)`);
+  console.log(`${values.out}: ${players.join(', ')} x ${VIEWS.map((v) => v.equip ?? v.pose).join(', ')} (${Math.round(png.length / 1024)} KB)`);
 } finally {
   await app.stop();
   await fake.close();
