@@ -29,6 +29,10 @@ export interface RenderJob extends ViewOptions {
    * batch of their own; answered as one PNG per yaw (RenderFarm.renderFrames).
    */
   yaws?: number[];
+  /** `render` and `body`: the elytra from the cape texture instead of the cape (nothing when it has none). */
+  elytra?: boolean;
+  /** Upside down, as the game draws Dinnerbone and Grumm (`render`, `body`, `head`, `cube`). */
+  flip?: boolean;
 }
 
 /** A texture on its way to a worker: raw RGBA with its content key. */

@@ -12,7 +12,7 @@ import { parentPort } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { collectGarbage } from '../shared/collect-garbage.ts';
-import { CAPE_SIZE, capeFaces, PART_NAMES, partFaces, partSize, POSES } from '../shared/skin-layout.ts';
+import { CAPE_SIZE, capeFaces, ELYTRA_SIZE, elytraFaces, PART_NAMES, partFaces, partSize, POSES } from '../shared/skin-layout.ts';
 import { defaultSkin } from './default-skins.ts';
 import { IN_DOUBT, SELF_CHECK_FAILED, toWireJob, type BrowserRef, type PageJob, type PageMemory, type PageTexture, type WireJob, type WireTexture, type WorkerTask, type WorkerResult } from './jobs.ts';
 import type { PageApi, PageLayout } from './page/api.ts';
@@ -36,6 +36,7 @@ const LAYOUT: PageLayout = {
     outer: partFaces(part, 'outer', model === 'slim'),
   }]))])) as PageLayout['parts'],
   cape: { size: CAPE_SIZE, faces: capeFaces() },
+  elytra: { size: ELYTRA_SIZE, faces: elytraFaces() },
   poses: POSES,
 };
 

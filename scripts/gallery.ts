@@ -26,7 +26,7 @@ const { values } = parseArgs({
 const size = Number(values.size);
 
 /** The columns: one view each (the README lists them in this order). */
-const VIEWS: Array<{ yaw: number; pitch: number; pose: PoseName }> = [
+const VIEWS: Array<{ yaw: number; pitch: number; pose: PoseName; equip?: 'elytra' }> = [
   { yaw: 25, pitch: 12, pose: 'standing' },
   { yaw: -35, pitch: 10, pose: 'walking' },
   { yaw: 40, pitch: 10, pose: 'running' },
@@ -35,6 +35,7 @@ const VIEWS: Array<{ yaw: number; pitch: number; pose: PoseName }> = [
   { yaw: 30, pitch: 18, pose: 'crossed-arms' },
   { yaw: -40, pitch: 15, pose: 'sitting' },
   { yaw: 155, pitch: 15, pose: 'standing' },
+  { yaw: 145, pitch: 15, pose: 'standing', equip: 'elytra' },
 ];
 
 // The fake's demo players: official ones wearing a drawn look (not the test pattern).
@@ -47,7 +48,7 @@ const fake = await startFakeUpstream();
 const app = await launch({ ...ON_FREE_PORTS, SERVICES: 'skins', LOG_LEVEL: 'info', ACCESS_LOG: 'false', RENDER_WORKERS: '2', ...fake.env });
 try {
   const tiles = await Promise.all(players.flatMap((name, row) => VIEWS.map(async (view, column) => {
-    const query = new URLSearchParams({ yaw: String(view.yaw), pitch: String(view.pitch), pose: view.pose, bg: values.bg! });
+    const query = new URLSearchParams({ yaw: String(view.yaw), pitch: String(view.pitch), pose: view.pose, ...(view.equip ? { equip: view.equip } : {}), bg: values.bg! });
     const response = await fetch(`${app.urls.skins}/v1/render/${name}/${size}?${query}`);
     if (!response.ok) throw new Error(`${name} ${query}: HTTP ${response.status}`);
     return { input: Buffer.from(await response.arrayBuffer()), left: column * size, top: row * size };
@@ -55,7 +56,7 @@ try {
   const png = await sharp({ create: { width: VIEWS.length * size, height: players.length * size, channels: 3, background: `#${values.bg}` } })
     .composite(tiles).png({ compressionLevel: 9 }).toBuffer();
   writeFileSync(values.out!, png);
-  console.log(`${values.out}: ${players.join(', ')} x ${VIEWS.map((v) => v.pose).join(', ')} (${Math.round(png.length / 1024)} KB)`);
+  console.log(`${values.out}: ${players.join(', ')} x ${VIEWS.map((v) => v.equip ?? v.pose).join(', ')} (${Math.round(png.length / 1024)} KB)`);
   if (values.turntable) {
     const query = new URLSearchParams({ frames: '36', fps: '12', pitch: '12', pose: 'walking', bg: values.bg! });
     const response = await fetch(`${app.urls.skins}/v1/turntable/${players[0]}/${size}?${query}`);

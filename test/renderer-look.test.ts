@@ -12,8 +12,8 @@ import { paintCape, paintSkin, type Painter, type Rgba } from '../renderer/skin-
 import { normalizeCape, normalizeSkin, type NormalizedSkin } from '../renderer/skin-normalize.ts';
 import { drawCape, drawSkin, faceColor } from '../scripts/fake-upstream/skin-art.ts';
 import { silentLogger } from '../shared/log.ts';
-import { POSE_NAMES } from '../shared/skin-layout.ts';
-import { colorBox, count, decodePng, opaqueBox, pixel, saveArtifact, shadeOf, solidCount, translucent, type Picture } from './helpers/png.ts';
+import { elytraFaces, FACE_NAMES, POSE_NAMES } from '../shared/skin-layout.ts';
+import { colorBox, count, decodePng, markerCorner, opaqueBox, pixel, saveArtifact, shadeOf, shadowPixels, solidCount, translucent, type Picture } from './helpers/png.ts';
 
 let farm: RenderFarm;
 let classic: NormalizedSkin;
@@ -200,5 +200,135 @@ test('every pose differs from standing and keeps the figure and its shadow insid
       t.true(x0 > 0 && y0 > 0 && x1 < view.width - 1 && y1 < view.height - 1, `${pose} at yaw ${yaw}, pitch ${pitch}: drawn within ${x0},${y0}-${x1},${y1}`);
       t.truthy(opaqueBox(view));
     }
+  }
+});
+
+test('the outer layer is drawn from both sides: through an open hat its far inside shows', async (t) => {
+  // A hat with no back and an opaque front: from behind, around the head, the inside of its front.
+  const inside: Rgba = [230, 120, 20, 255];
+  const skin = await paintedSkin((part, layer, face) => {
+    if (layer === 'inner') return [40, 90, 200, 255];
+    return part === 'head' && face === 'front' ? inside : null;
+  });
+  const back = await render('hat-inside-back', { kind: 'head', skin, outer: true, yaw: 180, pitch: 0, size: 256 });
+  t.true(solidCount(back, inside) > 300, `${solidCount(back, inside)} pixels of the hat's front seen from inside`);
+  // The lid too: from below, in the rim between head and hat.
+  const lid = await paintedSkin((part, layer, face) => layer === 'inner' ? [40, 90, 200, 255] : part === 'head' && face === 'top' ? inside : null);
+  const below = await render('hat-inside-below', { kind: 'head', skin: lid, outer: true, yaw: 0, pitch: -90, size: 256 });
+  t.true(solidCount(below, inside) > 300, `${solidCount(below, inside)} pixels of the hat's top seen from below`);
+});
+
+test('layers that share a plane show one of them, never specks of the other', async (t) => {
+  // Opaque jacket, sleeves and trousers: the jacket lies over sleeves and trousers where they
+  // meet (in the plane of the front, back and sides), the left trouser leg over the right one.
+  const jacket: Rgba = [200, 40, 40, 255], sleeve: Rgba = [40, 200, 40, 255], trousers: Rgba = [40, 40, 200, 255], left: Rgba = [200, 200, 40, 255];
+  const skin = await paintedSkin((part, layer) => {
+    if (layer === 'inner') return [128, 128, 128, 255];
+    if (part === 'head') return null;
+    if (part === 'body') return jacket;
+    if (part === 'rightArm' || part === 'leftArm') return sleeve;
+    return part === 'leftLeg' ? left : trousers;
+  });
+  // Straight on and from above: nothing else is in front of the jacket there.
+  for (const [yaw, pitch] of [[0, 0], [180, 0], [0, 20], [180, 20]]) {
+    const p = await render(`coplanar-${yaw}-${pitch}`, { skin, outer: true, yaw, pitch, size: 256 });
+    const box = colorBox(p, jacket)!;
+    // Inside the jacket's outline (one pixel in: edges mix), only the jacket.
+    const inner = { x0: box.x0 + 1, y0: box.y0 + 1, x1: box.x1 - 1, y1: box.y1 - 1 };
+    const specks = count(p, sleeve, inner) + count(p, trousers, inner) + count(p, left, inner);
+    t.is(specks, 0, `yaw ${yaw}, pitch ${pitch}: ${specks} specks in the jacket`);
+  }
+});
+
+test('sitting, the thighs touch: no see-through gap between them', async (t) => {
+  const legs = (['rightLeg', 'leftLeg'] as const).flatMap((part) => FACE_NAMES.map((face) => inner(part, face)));
+  for (const [yaw, pitch] of [[0, 0], [0, 20], [0, -20]]) {
+    const p = await render(`sitting-thighs-${yaw}-${pitch}`, { pose: 'sitting', yaw, pitch, size: 256 });
+    // The rows the legs fill in the picture's middle column pair (x = 0 in the figure).
+    const rows: number[] = [];
+    for (let y = 0; y < p.height; y += 1) if ([-6, -5, 4, 5].some((dx) => legs.some((c) => shadeOf(pixel(p, p.width / 2 + dx, y), c) !== null))) rows.push(y);
+    t.true(rows.length > 10, `yaw ${yaw}, pitch ${pitch}: the legs are there`);
+    const clear = rows.filter((y) => pixel(p, p.width / 2 - 1, y)[3] < 250 || pixel(p, p.width / 2, y)[3] < 250);
+    t.deepEqual(clear, [], `yaw ${yaw}, pitch ${pitch}: rows seen through between the thighs`);
+  }
+});
+
+test('the cape swings back with speed, clear of the legs', async (t) => {
+  const cape = await normalizeCape(await drawCape({}));
+  const capeColours = FACE_NAMES.map((face) => faceColor('cape', 'inner', face));
+  const legs = (['rightLeg', 'leftLeg'] as const).flatMap((part) => FACE_NAMES.map((face) => inner(part, face)));
+  const is = (p: Picture, x: number, y: number, colours: Rgba[]) => colours.some((c) => shadeOf(pixel(p, x, y), c) !== null);
+  const reach: Record<string, number> = {};
+  for (const pose of ['standing', 'walking', 'running'] as const) {
+    // From the figure's left its back is on the right: a leg through the cape would show beyond it.
+    const p = await render(`cape-clear-${pose}`, { pose, yaw: 90, cape, size: 256 });
+    let through = 0;
+    let far = 0;
+    for (let y = 0; y < p.height; y += 1) {
+      let capeFrom = p.width;
+      for (let x = 0; x < p.width; x += 1) if (is(p, x, y, capeColours)) { capeFrom = Math.min(capeFrom, x); far = Math.max(far, x); }
+      for (let x = capeFrom; x < p.width; x += 1) if (is(p, x, y, legs)) through += 1;
+    }
+    t.is(through, 0, `${pose}: leg pixels beyond the cape`);
+    reach[pose] = far;
+  }
+  t.true(reach.standing < reach.walking && reach.walking < reach.running, `the cape reaches back to x ${JSON.stringify(reach)}`);
+});
+
+/** A cape texture whose cape and elytra rectangles are each one colour (either left out with null). */
+async function capeAndElytra(cape: Rgba | null, wings: Rgba | null) {
+  const data = paintCape(() => cape ?? [0, 0, 0, 0]);
+  if (wings) for (const r of Object.values(elytraFaces())) for (let y = r.y; y < r.y + r.h; y += 1) for (let x = r.x; x < r.x + r.w; x += 1) data.set(wings, (y * 64 + x) * 4);
+  return normalizeCape(await sharp(data, { raw: { width: 64, height: 32, channels: 4 } }).png().toBuffer());
+}
+
+test('elytra: the wings from the cape texture where the cape was, in render and body', async (t) => {
+  const capeColour: Rgba = [200, 30, 30, 255], wingColour: Rgba = [60, 60, 220, 255];
+  const both = await capeAndElytra(capeColour, wingColour);
+  for (const [name, job] of [['render', { yaw: 180, pitch: 10 }], ['body', { kind: 'body', view: 'back' }], ['running', { yaw: 150, pose: 'running' }]] as const) {
+    const wings = await render(`elytra-${name}`, { ...job, cape: both, elytra: true, size: 128 });
+    const cape = await render(`elytra-${name}-cape`, { ...job, cape: both, size: 128 });
+    t.true(solidCount(wings, wingColour) > 300, `${name}: ${solidCount(wings, wingColour)} wing pixels`);
+    t.is(count(wings, capeColour), 0, `${name}: no cape under the wings`);
+    t.true(solidCount(cape, capeColour) > 100, `${name}: the cape without elytra`);
+    t.is(count(cape, wingColour), 0, `${name}: no wings with the cape`);
+  }
+  // In every pose and from every side the wings stay inside the picture (their own, larger frame).
+  for (const pose of POSE_NAMES) {
+    for (const [yaw, pitch] of [[90, 0], [180, 30], [-135, -60], [0, 80]]) {
+      const view = await render(`elytra-${pose}-${yaw}-${pitch}`, { pose, yaw, pitch, cape: both, elytra: true, shadow: true, size: 96 });
+      const box = opaqueBox(view)!;
+      t.true(box.x0 > 0 && box.y0 > 0 && box.x1 < view.width && box.y1 < view.height, `${pose} at yaw ${yaw}, pitch ${pitch}: drawn within ${JSON.stringify(box)}`);
+    }
+  }
+  // Wider than the arms: the body view makes room for them.
+  const body = await render('elytra-body-frame', { kind: 'body', view: 'back', cape: both, elytra: true, size: 128 });
+  const box = opaqueBox(body)!;
+  t.true(box.x0 > 0 && box.x1 < body.width, `the wings within the body view: ${box.x0}-${box.x1}`);
+  // A cape texture without elytra art: no wings, and no cape either (the page has no art of its own).
+  const capeOnly = await capeAndElytra(capeColour, null);
+  const none = await farm.render({ kind: 'render', skin: classic, slim: false, size: 128, yaw: 180, pitch: 10, shadow: false, outer: false, bg: null });
+  const bare = await farm.render({ kind: 'render', skin: classic, slim: false, size: 128, yaw: 180, pitch: 10, shadow: false, outer: false, bg: null, cape: capeOnly, elytra: true });
+  t.true(bare.equals(none), 'the same picture as without a cape');
+});
+
+test('upside down (Dinnerbone): feet at the top, the head below, shadow still on the ground', async (t) => {
+  const upright = await render('flip-off', { size: 256, shadow: true });
+  const flipped = await render('flip-on', { size: 256, shadow: true, flip: true });
+  const head = colorBox(upright, inner('head', 'front'))!, feet = colorBox(upright, inner('leftLeg', 'front'))!;
+  const head2 = colorBox(flipped, inner('head', 'front'))!, feet2 = colorBox(flipped, inner('leftLeg', 'front'))!;
+  t.true(head.y1 < feet.y0 && feet2.y1 < head2.y0, 'the feet above the head');
+  // Turned about the axis the viewer looks along: the left leg moves to the other side.
+  t.true((feet.x0 + feet.x1) / 2 > upright.width / 2 && (feet2.x0 + feet2.x1) / 2 < flipped.width / 2, 'the left leg on the other side');
+  t.is(Math.abs((head2.x1 - head2.x0) - (head.x1 - head.x0)) <= 1, true, 'the same size');
+  const above = await render('flip-on-above', { size: 256, shadow: true, flip: true, pitch: 30 });
+  const rim = colorBox(above, inner('head', 'front'))!;
+  t.true(shadowPixels(above, { x0: 0, y0: rim.y1, x1: above.width, y1: above.height }) > 50, 'the shadow under the head, on the ground');
+  for (const kind of ['head', 'cube', 'body'] as const) {
+    const up = await render(`flip-${kind}-off`, { kind, size: 128 });
+    const down = await render(`flip-${kind}-on`, { kind, size: 128, flip: true });
+    // The face's marker texel (its first, top left) turns to the bottom right.
+    t.is(markerCorner(up, inner('head', 'front')), 'top-left', kind);
+    t.is(markerCorner(down, inner('head', 'front')), 'bottom-right', `${kind}: the face upside down`);
   }
 });

@@ -16,7 +16,17 @@ export interface ImageOptions extends ViewOptions {
   view: 'front' | 'back';
   /** Only `render` takes a pose; the others stand. */
   pose: PoseName;
+  /** `render` and `body`: what hangs on the back (the cape, the elytra from the cape texture, or nothing). */
+  equip: Equip;
+  /**
+   * Upside down, as the game draws Dinnerbone and Grumm. The parameter says whether such a player
+   * may be flipped; images.ts keeps it true only for them, so everyone else shares one key.
+   */
+  flip: boolean;
 }
+
+export const EQUIPS = ['cape', 'elytra', 'none'] as const;
+export type Equip = (typeof EQUIPS)[number];
 
 const SIZE_RANGE = { min: 8, max: 512 } as const;
 
@@ -44,20 +54,22 @@ const scale = inQuery('scale', 'zoom of the figure (default fits the canvas)', b
 const shape = inQuery('shape', 'outline', choice(['square', 'circle'], 'square'));
 const view = inQuery('view', 'side shown', choice(['front', 'back'], 'front'));
 const pose = inQuery('pose', 'how the figure stands', choice(POSE_NAMES, 'standing'), { example: 'waving' });
+const equip = inQuery('equip', 'what hangs on the back: the cape, the elytra drawn from the cape texture (nothing when the player has no cape), or nothing', choice(EQUIPS, 'cape'), { example: 'elytra' });
+const flip = flag('flip', 1, 'players named Dinnerbone or Grumm are drawn upside down, as the game draws them; 0 draws them upright');
 
 /** The options of `render` (GET of a player, POST of an upload), in the order the docs list them. */
-export const RENDER_OPTIONS: readonly Param[] = [yaw(0), pitch(0), shadow(1), outer, helm, bg, scale, pose];
+export const RENDER_OPTIONS: readonly Param[] = [yaw(0), pitch(0), shadow(1), outer, helm, bg, scale, pose, equip, flip];
 
 /**
  * Per kind: the default size, the options that change its pixels (those optionsKey reads), and the
  * others, which every kind checks alike but this one does not use.
  */
 const KINDS: Record<ImageKind, { summary: string; size: number; options: readonly Param[]; unused: readonly Param[] }> = {
-  avatar: { summary: '2D face with its hat layer, square or round', size: 128, options: [shape, helm, outer, bg], unused: [yaw(0), pitch(0), shadow(0), scale, view] },
-  head: { summary: '3D head', size: 128, options: [yaw(35), pitch(20), helm, outer, bg, shadow(0), scale], unused: [shape, view] },
-  body: { summary: 'Full body, front or back (size wide, twice as tall)', size: 256, options: [view, outer, helm, bg], unused: [yaw(0), pitch(0), shadow(0), scale, shape] },
+  avatar: { summary: '2D face with its hat layer, square or round', size: 128, options: [shape, helm, outer, bg], unused: [yaw(0), pitch(0), shadow(0), scale, view, equip, flip] },
+  head: { summary: '3D head', size: 128, options: [yaw(35), pitch(20), helm, outer, bg, shadow(0), scale, flip], unused: [shape, view, equip] },
+  body: { summary: 'Full body, front or back (size wide, twice as tall)', size: 256, options: [view, outer, helm, bg, equip, flip], unused: [yaw(0), pitch(0), shadow(0), scale, shape] },
   render: { summary: '3D render of the figure at any yaw and pitch', size: 256, options: RENDER_OPTIONS, unused: [shape, view] },
-  cube: { summary: 'The head as a cube with its hat', size: 256, options: [yaw(0), pitch(0), helm, outer, bg, shadow(0), scale], unused: [shape, view] },
+  cube: { summary: 'The head as a cube with its hat', size: 256, options: [yaw(0), pitch(0), helm, outer, bg, shadow(0), scale, flip], unused: [shape, view, equip] },
 };
 
 // Every kind reads every option alike (a wrong value is still refused), so clients may send one
@@ -88,6 +100,8 @@ export function imageOptions(kind: ImageKind, params: Params): ImageOptions {
     shape: p.shape as ImageOptions['shape'],
     view: p.view as ImageOptions['view'],
     pose: kind === 'render' ? p.pose as PoseName : 'standing',
+    equip: kind === 'render' || kind === 'body' ? p.equip as Equip : 'none',
+    flip: kind !== 'avatar' && (p.flip as boolean),
   };
 }
 
@@ -106,16 +120,18 @@ export function renderOptionsInfo(): Record<string, unknown> {
 /**
  * The renderer's look: part of every key, so a change to how images are drawn (raise it then)
  * never serves an image or a 304 of the old look. 2: translucent outer layer, light from the
- * viewer, smoothed edges, fixed framing, poses, avatar backgrounds in circle corners.
+ * viewer, smoothed edges, fixed framing, poses, avatar backgrounds in circle corners. 3: the outer
+ * layer from both sides, no specks where layers meet, thighs closed sitting, the cape swinging with
+ * the pose, the frame holding the elytra.
  */
-const LOOK = 2;
+const LOOK = 3;
 
 /** Canonical text of the options that change the pixels of this kind of image. */
 export function optionsKey(o: ImageOptions): string {
   switch (o.kind) {
     case 'avatar': return `${LOOK}:avatar:${o.size}:${o.shape}:${+o.outer}:${o.bg ?? '-'}`;
-    case 'body': return `${LOOK}:body:${o.size}:${o.view}:${+o.outer}:${o.bg ?? '-'}`;
-    case 'render': return `${LOOK}:render:${o.size}:${o.yaw}:${o.pitch}:${+o.shadow}:${+o.outer}:${o.bg ?? '-'}:${o.scale ?? '-'}:${o.pose}`;
-    default: return `${LOOK}:${o.kind}:${o.size}:${o.yaw}:${o.pitch}:${+o.shadow}:${+o.outer}:${o.bg ?? '-'}:${o.scale ?? '-'}`;
+    case 'body': return `${LOOK}:body:${o.size}:${o.view}:${+o.outer}:${o.bg ?? '-'}:${o.equip}:${+o.flip}`;
+    case 'render': return `${LOOK}:render:${o.size}:${o.yaw}:${o.pitch}:${+o.shadow}:${+o.outer}:${o.bg ?? '-'}:${o.scale ?? '-'}:${o.pose}:${o.equip}:${+o.flip}`;
+    default: return `${LOOK}:${o.kind}:${o.size}:${o.yaw}:${o.pitch}:${+o.shadow}:${+o.outer}:${o.bg ?? '-'}:${o.scale ?? '-'}:${+o.flip}`;
   }
 }

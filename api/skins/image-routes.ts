@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
-import { singleFileForm } from '../http/multipart.ts';
+import { fileForm, formFile } from '../http/multipart.ts';
 import { asFormField, choice, inQuery, type Param, type Params } from '../http/params.ts';
 import type { OperationDoc, Route } from '../http/route-table.ts';
 import { png } from '../docs/fragments.ts';
@@ -36,12 +36,13 @@ async function chargeDrawing(ctx: Context, service: SkinsService): Promise<void>
   await service.limiter.enforce(RATE_GROUPS.render, ctx.ip, 'too many uncached images from this address; cached images are still served');
 }
 
-// Render parameters are short: 1 KiB a field is plenty and keeps 20 fields small.
-const uploadForm = singleFileForm('file', { fileSize: MAX_SKIN_BYTES, fields: 20, fieldSize: 1024 });
+// The skin, and optionally a cape (its texture also holds the elytra); each at most as large as a
+// skin may be. Render parameters are short: 1 KiB a field is plenty and keeps 20 fields small.
+const uploadForm = fileForm(['file', 'cape'], { fileSize: MAX_SKIN_BYTES, fields: 20, fieldSize: 1024 });
 
 /** The uploaded file must be there; its form fields then count as query parameters, so one reader checks both. */
 const formFieldsAsQuery: Middleware = async (ctx, next) => {
-  if (!(ctx as Context & { file?: UploadedFile }).file) throw new ApiError('missing_param', { detail: 'file (multipart/form-data)' });
+  if (!formFile(ctx, 'file')) throw new ApiError('missing_param', { detail: 'file (multipart/form-data)' });
   const fields = (ctx.request as { body?: Record<string, string> }).body ?? {};
   for (const [name, value] of Object.entries(fields)) {
     // A field given twice, or in both the form and the query, is as ambiguous as a repeated parameter.
@@ -52,14 +53,15 @@ const formFieldsAsQuery: Middleware = async (ctx, next) => {
 };
 
 async function renderUpload(ctx: Context, service: SkinsService, params: Params): Promise<void> {
-  const file = (ctx as Context & { file: UploadedFile }).file;
+  const file = formFile(ctx, 'file')!;
+  const cape = formFile(ctx, 'cape');
   const model = params.model as 'classic' | 'slim' | undefined;
   const options = imageOptions('render', params);
   await chargeDrawing(ctx, service);
-  const drawn = await service.images.drawUpload(file.buffer, model === undefined ? null : model === 'slim', options);
+  const drawn = await service.images.drawUpload(file.buffer, cape?.buffer ?? null, model === undefined ? null : model === 'slim', options);
   // From the uploaded bytes and the options: two uploads never share a tag.
-  const uploadHash = createHash('sha256').update(file.buffer).digest('base64url');
-  sendPng(ctx, { png: drawn, etag: imageEtag('upload', uploadHash, model ?? 'guess', optionsKey(options)), cache: 'MISS' });
+  const hash = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64url');
+  sendPng(ctx, { png: drawn, etag: imageEtag('upload', hash(file.buffer), cape ? hash(cape.buffer) : '-', model ?? 'guess', optionsKey(options)), cache: 'MISS' });
 }
 
 // The form of an upload: the options of a render (the query may carry them too) and the model.
@@ -73,15 +75,16 @@ const field = (p: Param) => [p.name, { ...p.schema, description: p.description, 
 function uploadDoc(fields: readonly Param[], description: string, example: Record<string, unknown>): OperationDoc {
   return {
     summary: 'Render an uploaded skin',
-    description: `${description} The render options may also be given in the query. The answer is not cached (Cache-Control: no-store).`,
+    description: `${description} The render options may also be given in the query; \`flip\` does nothing here (an upload has no name). The answer is not cached (Cache-Control: no-store).`,
     body: {
       required: true,
       content: {
         'multipart/form-data': {
           schema: object({
             file: { type: 'string', contentMediaType: 'image/png', maxLength: MAX_SKIN_BYTES, description: `skin PNG, at most ${MAX_SKIN_BYTES / 1024 / 1024} MB` },
+            cape: { type: 'string', contentMediaType: 'image/png', maxLength: MAX_SKIN_BYTES, description: 'cape PNG (optional): 64x32 or a multiple, or a legacy 22x17 or 46x22; its elytra drawn with equip=elytra' },
             ...Object.fromEntries(fields.map(field)),
-          }, fields.map((p) => p.name)),
+          }, ['cape', ...fields.map((p) => p.name)]),
           example: { file: '(the PNG file)', ...example },
         },
       },

@@ -27,7 +27,10 @@ function asBuffer(value: Uint8Array): Buffer {
 }
 
 /** What is drawn: the skin (by hash or default name), its model and the cape. */
-interface Subject { skinUrl: string | null; skinKey: string; slim: boolean; capeUrl: string | null; capeKey: string; defaultName: string | null }
+interface Subject { skinUrl: string | null; skinKey: string; slim: boolean; capeUrl: string | null; capeKey: string; defaultName: string | null; upsideDown: boolean }
+
+/** The names the game draws upside down: exactly these, case and all (LivingEntityRenderer.isEntityUpsideDown). */
+const UPSIDE_DOWN = new Set(['Dinnerbone', 'Grumm']);
 
 function subjectOf(profile: RawProfile): Subject {
   const { skin } = readTextures(profile);
@@ -38,12 +41,21 @@ function subjectOf(profile: RawProfile): Subject {
     capeUrl: skin.capeUrl,
     capeKey: skin.capeHash ?? '-',
     defaultName: skin.defaultSkin,
+    upsideDown: UPSIDE_DOWN.has(profile.name),
   };
 }
 
-const withCapeFor = (o: ImageOptions) => o.kind === 'render' || o.kind === 'body';
+/**
+ * The options as this subject is drawn: flipped only for the upside-down names, nothing on the
+ * back without a cape. Options that draw the same pixels then share one key and one image.
+ */
+function asDrawn(subject: Subject, o: ImageOptions): ImageOptions {
+  return { ...o, flip: o.flip && subject.upsideDown, equip: subject.capeUrl ? o.equip : 'none' };
+}
 
-/** The render cache key, and the ETag's source: what decides the pixels. */
+const withCapeFor = (o: ImageOptions) => (o.kind === 'render' || o.kind === 'body') && o.equip !== 'none';
+
+/** The render cache key, and the ETag's source: what decides the pixels (options as drawn). */
 function imageKey(subject: Subject, options: ImageOptions): string {
   return `${optionsKey(options)}|${subject.skinKey}|${+subject.slim}|${withCapeFor(options) ? subject.capeKey : '-'}`;
 }
@@ -71,8 +83,9 @@ export class ImageRenderer {
   }
 
   /** Answers one image request for a player's profile; `admit` is asked before this request draws an image of its own. */
-  async reply(ctx: Context, profile: RawProfile, options: ImageOptions, admit?: () => Promise<void>): Promise<void> {
+  async reply(ctx: Context, profile: RawProfile, asked: ImageOptions, admit?: () => Promise<void>): Promise<void> {
     const subject = subjectOf(profile);
+    const options = asDrawn(subject, asked);
     const withCape = withCapeFor(options);
     const key = imageKey(subject, options);
     const etag = imageEtag(key);
@@ -88,13 +101,14 @@ export class ImageRenderer {
    * Answers a turntable of a player: cached, tagged and locked as a still is (the same render
    * cache, its own key), its frames drawn as one farm job (RenderFarm.renderFrames).
    */
-  async replyTurntable(ctx: Context, profile: RawProfile, options: TurntableOptions, admit?: () => Promise<void>): Promise<void> {
+  async replyTurntable(ctx: Context, profile: RawProfile, asked: TurntableOptions, admit?: () => Promise<void>): Promise<void> {
     const subject = subjectOf(profile);
-    const key = `${turntableKey(options)}|${subject.skinKey}|${+subject.slim}|${subject.capeKey}`;
+    const options = { ...asked, still: asDrawn(subject, asked.still) };
+    const key = `${turntableKey(options)}|${subject.skinKey}|${+subject.slim}|${withCapeFor(options.still) ? subject.capeKey : '-'}`;
     const etag = imageEtag(key);
     if (notModified(ctx, etag)) return;
     const { value, cache } = await this.renders.get(key, async () => {
-      const { skin, cape } = await this.texturesOf(subject, true);
+      const { skin, cape } = await this.texturesOf(subject, withCapeFor(options.still));
       const started = performance.now();
       const frames = await this.farmOrOverloaded().renderFrames(renderJob(options.still, skin, subject.slim, cape), frameYaws(options));
       const animation = await encodeAnimation(frames, options.format, options.fps);
@@ -105,14 +119,18 @@ export class ImageRenderer {
   }
 
   private async texturesOf(subject: Subject, withCape: boolean): Promise<{ skin: NormalizedSkin; cape: NormalizedCape | null }> {
-    const skin = subject.skinUrl ? await this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
-    const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl, subject.capeKey) : null;
+    // Both downloads at once: a cold render waits for the slower one, not for both in turn.
+    const [skin, cape] = await Promise.all([
+      subject.skinUrl ? this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim),
+      withCape && subject.capeUrl ? this.capeOrNull(subject.capeUrl, subject.capeKey) : null,
+    ]);
     return { skin, cape };
   }
 
   /** The render key and ETag of a player's image, for a fast path that answers without reply(). */
   tagOf(profile: RawProfile, options: ImageOptions): { key: string; etag: string } {
-    const key = imageKey(subjectOf(profile), options);
+    const subject = subjectOf(profile);
+    const key = imageKey(subject, asDrawn(subject, options));
     return { key, etag: imageEtag(key) };
   }
 
@@ -124,10 +142,12 @@ export class ImageRenderer {
     return asBuffer(value);
   }
 
-  /** Renders an uploaded skin (not cached: every upload is its own subject). */
-  async drawUpload(file: Buffer, slim: boolean | null, options: ImageOptions): Promise<Buffer> {
+  /** Renders an uploaded skin and cape (not cached: every upload is its own subject; it has no name to flip). */
+  async drawUpload(file: Buffer, capeFile: Buffer | null, slim: boolean | null, options: ImageOptions): Promise<Buffer> {
     const skin = await normalizeSkin(file);
-    return this.draw(options, skin, slim ?? skin.slimGuess, null);
+    // Checked even when not drawn (equip=none): a broken file is the client's to hear about.
+    const cape = capeFile ? await normalizeCape(capeFile) : null;
+    return this.draw({ ...options, flip: false }, skin, slim ?? skin.slimGuess, withCapeFor(options) ? cape : null);
   }
 
   private skin(url: string, hash: string): Promise<NormalizedSkin> {
@@ -179,5 +199,6 @@ function renderJob(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: N
   return {
     kind: o.kind, skin, slim, cape, size: o.size, yaw: o.yaw, pitch: o.pitch, shadow: o.shadow, outer: o.outer, bg: o.bg,
     scale: o.scale ?? undefined, view: o.view, pose: o.kind === 'render' ? o.pose : undefined,
+    elytra: o.equip === 'elytra', flip: o.flip,
   };
 }

@@ -3,7 +3,7 @@ declare module '@koa/multer' {
   import type { Middleware } from 'koa';
   interface Limits { fileSize?: number; files?: number; fields?: number; fieldSize?: number; parts?: number }
   interface Options { storage?: unknown; limits?: Limits }
-  interface Instance { single(field: string): Middleware }
+  interface Instance { fields(fields: Array<{ name: string; maxCount?: number }>): Middleware }
   interface Multer {
     (options?: Options): Instance;
     memoryStorage(): unknown;

@@ -34,6 +34,7 @@ export interface PartLayout { size: BoxSize; inner: Record<FaceName, Rect>; oute
 export interface PageLayout {
   parts: Record<'classic' | 'slim', Record<PartName, PartLayout>>;
   cape: { size: BoxSize; faces: Record<FaceName, Rect> };
+  elytra: { size: BoxSize; faces: Record<FaceName, Rect> };
   poses: Record<PoseName, Pose>;
 }
 

@@ -108,16 +108,18 @@ const UV_INSET = 0.002;
  * @param {number} texW
  * @param {number} texH
  * @param {number} inflate
+ * @param {boolean} [mirror] the game's mirrored box (the right wing of the elytra): each face flipped left to right, left and right faces swapped
  */
-function texturedBox({ w, h, d }, faces, texW, texH, inflate) {
+function texturedBox({ w, h, d }, faces, texW, texH, inflate, mirror = false) {
   const geometry = new THREE.BoxGeometry(w + inflate * 2, h + inflate * 2, d + inflate * 2);
   const uv = geometry.getAttribute('uv');
   FACE_ORDER.forEach((name, face) => {
-    const r = faces[name];
+    const r = faces[mirror && name === 'left' ? 'right' : mirror && name === 'right' ? 'left' : name];
     // Pulled in by a sliver of a texel: interpolated coordinates at a face's very edge must not
     // land in the neighbouring texel row (another part's colour, or an opaque pixel where a hat
     // has a hole), which SwiftShader otherwise draws as a one-pixel seam.
-    const x0 = (r.x + UV_INSET) / texW, x1 = (r.x + r.w - UV_INSET) / texW;
+    const left = (r.x + UV_INSET) / texW, right = (r.x + r.w - UV_INSET) / texW;
+    const [x0, x1] = mirror ? [right, left] : [left, right];
     const top = (r.y + UV_INSET) / texH, bottom = (r.y + r.h - UV_INSET) / texH;
     // The game draws the bottom face as if seen from above, through the box: its first texture
     // row is the back edge, not the front one, so it runs upside down compared with the others.
@@ -142,6 +144,14 @@ const PIVOT = { head: [0, 24, 0], body: [0, 24, 0], rightArm: [-5, 22, 0], leftA
 /** @type {Partial<Record<PartName, FaceName[]>>} */
 const HIDDEN_STANDING = { body: ['top', 'bottom'], rightArm: ['left'], leftArm: ['right'], rightLeg: ['top', 'left'], leftLeg: ['top', 'right'] };
 
+// How far each part's outer layer stands off its box (the game's 0.5 for the hat, 0.25 for the
+// rest). Where two parts' layers meet they share planes (jacket and sleeves or trousers, one
+// trouser leg and the other), which drew as specks of either; a hundredth of a texel more for
+// one of them keeps the jacket over sleeves and trousers, the sleeves over trousers, the left
+// trouser leg over the right, as a polygon offset would without a draw call per part.
+/** @type {Record<PartName, number>} */
+const OUTER_INFLATE = { head: 0.5, body: 0.28, rightArm: 0.27, leftArm: 0.27, leftLeg: 0.26, rightLeg: 0.25 };
+
 /**
  * Size, texture rectangles, place and outer-layer offset of each part; sizes and rectangles come
  * from shared/skin-layout.ts (served in /page-settings.js).
@@ -153,7 +163,7 @@ function parts(slim) {
   const armX = 4 + model.rightArm.size.w / 2;
   /** @type {Record<PartName, Vec3>} */
   const place = { ...PLACE, rightArm: [-armX, 18, 0], leftArm: [armX, 18, 0] };
-  return /** @type {Record<PartName, Part>} */ (Object.fromEntries(Object.entries(model).map(([name, p]) => [name, { ...p, at: place[/** @type {PartName} */ (name)], inflate: name === 'head' ? 0.5 : 0.25 }])));
+  return /** @type {Record<PartName, Part>} */ (Object.fromEntries(Object.entries(model).map(([name, p]) => [name, { ...p, at: place[/** @type {PartName} */ (name)], inflate: OUTER_INFLATE[/** @type {PartName} */ (name)] }])));
 }
 
 /** @type {(list: Vec3) => Vec3} */
@@ -184,16 +194,50 @@ function partMatrix(pose, name, p) {
 }
 
 // The cape hangs from the top of the body's back (its inside touching the body, as in the game),
-// tilted 10 degrees back; its "front" texture faces away from the body, so the box is turned half
-// round. It moves with the body.
-const CAPE_TILT = THREE.MathUtils.degToRad(10);
+// tilted back by the pose's `cape` angle (10 degrees at rest, more the faster the pose, so the
+// legs never pass through it); its "front" texture faces away from the body, so the box is
+// turned half round. It moves with the body.
+/** @param {PoseName} pose */
+const capeTilt = (pose) => THREE.MathUtils.degToRad(LAYOUT.poses[pose].cape ?? 10);
 /** @param {PoseName} pose */
 function capeMatrix(pose) {
   return poseMatrix(pose, 'body')
     .multiply(new THREE.Matrix4().makeTranslation(0, 24, -2))
-    .multiply(new THREE.Matrix4().makeRotationX(CAPE_TILT))
+    .multiply(new THREE.Matrix4().makeRotationX(capeTilt(pose)))
     .multiply(new THREE.Matrix4().makeTranslation(0, -8, -0.5))
     .multiply(new THREE.Matrix4().makeRotationY(Math.PI));
+}
+
+// The elytra as the game's ElytraModel has it: two 10x20x2 boxes (texture at 22,0 of the cape
+// texture, the right wing mirrored) grown by 1 on every side, hung from the outer top corners
+// of the body's back 2 texels behind it, tilted back 15 degrees and out 15; tilted back further
+// in the poses that swing the cape, as it is. Crouching, the game spreads them 45 degrees and
+// tilts them 40 from the upright, 11.4 from our leaning body.
+// The left wing stands a hundredth of a texel off the right one: the two share a plane.
+/** @param {PoseName} pose */
+function elytraMatrices(pose) {
+  const crouching = pose === 'crouching';
+  const spread = THREE.MathUtils.degToRad(crouching ? 45 : 15);
+  const tilt = crouching ? THREE.MathUtils.degToRad(40) - THREE.MathUtils.degToRad(LAYOUT.poses.crouching.parts.body?.rotate?.[0] ?? 0) : capeTilt(pose) + THREE.MathUtils.degToRad(5);
+  return [1, -1].map((side) => poseMatrix(pose, 'body')
+    .multiply(new THREE.Matrix4().makeTranslation(side * 5, 24, -2))
+    .multiply(new THREE.Matrix4().makeRotationFromEuler(new THREE.Euler(tilt, 0, side * spread, 'ZYX')))
+    .multiply(new THREE.Matrix4().makeTranslation(-side * 5, -10, -1)));
+}
+
+/**
+ * Both wings, in one geometry, drawn from both sides (the game draws them without culling).
+ * @param {PoseName} pose
+ */
+function elytraGeometry(pose) {
+  return cached(`elytra:${pose}`, () => {
+    const { size, faces } = LAYOUT.elytra;
+    const [left, right] = elytraMatrices(pose);
+    return mergeBoxes([
+      { geometry: texturedBox(size, faces, 64, 32, 1.01), matrix: left },
+      { geometry: texturedBox(size, faces, 64, 32, 1, true), matrix: right },
+    ], true);
+  });
 }
 
 /** @type {Map<string, unknown>} */
@@ -235,26 +279,29 @@ function rgbaTexture(texels, width, height) {
  */
 function refill(texture, texels) {
   unpackTexels(texels, /** @type {Uint8Array} */ (texture.image.data));
-  delete texture.userData.blank;
+  texture.userData = {};
   texture.needsUpdate = true;
   return texture;
 }
 
 /**
- * Whether a cape texture's cape rectangles are all transparent (an elytra-only texture).
+ * Whether the rectangles of the cape (an elytra-only texture) or of the elytra (a cape-only one)
+ * in a cape texture are all transparent: then that thing is not drawn.
  * @param {THREE.DataTexture} texture
+ * @param {'cape' | 'elytra'} thing
  */
-function blankCape(texture) {
-  if (texture.userData.blank === undefined) {
-    const { width } = texture.image;
-    const data = /** @type {Uint8Array} */ (texture.image.data);
-    const k = width / 64;
-    const { w, h, d } = LAYOUT.cape.size;
-    let blank = true;
-    for (let y = 0; y < (h + d) * k && blank; y += 1) for (let x = 0; x < (w + d) * 2 * k; x += 1) if (data[(y * width + x) * 4 + 3] !== 0) { blank = false; break; }
-    texture.userData.blank = blank;
-  }
-  return texture.userData.blank;
+function blankIn(texture, thing) {
+  const known = texture.userData[thing];
+  if (known !== undefined) return known;
+  const { width } = texture.image;
+  const data = /** @type {Uint8Array} */ (texture.image.data);
+  const k = width / 64;
+  const { w, h, d } = LAYOUT[thing].size;
+  const left = thing === 'elytra' ? 22 : 0;
+  let blank = true;
+  for (let y = 0; y < (h + d) * k && blank; y += 1) for (let x = left * k; x < (left + (w + d) * 2) * k; x += 1) if (data[(y * width + x) * 4 + 3] !== 0) { blank = false; break; }
+  texture.userData[thing] = blank;
+  return blank;
 }
 
 // The shadow's visible ellipse (the gradient reaches zero at the plane's inscribed ellipse).
@@ -291,9 +338,13 @@ function shadowMesh() {
 /**
  * One geometry for several boxes (one draw call per layer), each box moved by its matrix, faces
  * in `hidden[name]` left out. Remembers each box's index range and centre, for sorting.
+ * Two-sided: each box's faces come twice, first turned inwards (reversed, their normals too),
+ * then as they are; culling then draws a box's far faces from inside before its near faces,
+ * whatever the view, which is the order blending needs within a convex box.
  * @param {Array<{ geometry: THREE.BufferGeometry, matrix: THREE.Matrix4, hidden?: FaceName[] }>} boxes
+ * @param {boolean} [twoSided]
  */
-function mergeBoxes(boxes) {
+function mergeBoxes(boxes, twoSided = false) {
   /** @type {number[]} */
   const indices = [];
   /** @type {BoxRange[]} */
@@ -301,22 +352,27 @@ function mergeBoxes(boxes) {
   const positions = [], normals = [], uvs = [];
   const v = new THREE.Vector3();
   for (const { geometry, matrix, hidden = [] } of boxes) {
-    const offset = positions.length / 3;
-    const normalMatrix = new THREE.Matrix3().getNormalMatrix(matrix);
-    const p = geometry.getAttribute('position'), n = geometry.getAttribute('normal'), t = geometry.getAttribute('uv');
-    for (let i = 0; i < p.count; i += 1) {
-      v.fromBufferAttribute(p, i).applyMatrix4(matrix);
-      positions.push(v.x, v.y, v.z);
-      v.fromBufferAttribute(n, i).applyMatrix3(normalMatrix).normalize();
-      normals.push(v.x, v.y, v.z);
-      uvs.push(t.getX(i), t.getY(i));
-    }
     const from = indices.length;
-    const index = /** @type {THREE.BufferAttribute} */ (geometry.getIndex());
-    FACE_ORDER.forEach((face, f) => {
-      if (hidden.includes(face)) return;
-      for (let i = f * 6; i < f * 6 + 6; i += 1) indices.push(index.getX(i) + offset);
-    });
+    for (const inwards of twoSided ? [true, false] : [false]) {
+      const offset = positions.length / 3;
+      const normalMatrix = new THREE.Matrix3().getNormalMatrix(matrix);
+      const p = geometry.getAttribute('position'), n = geometry.getAttribute('normal'), t = geometry.getAttribute('uv');
+      for (let i = 0; i < p.count; i += 1) {
+        v.fromBufferAttribute(p, i).applyMatrix4(matrix);
+        positions.push(v.x, v.y, v.z);
+        v.fromBufferAttribute(n, i).applyMatrix3(normalMatrix).normalize().multiplyScalar(inwards ? -1 : 1);
+        normals.push(v.x, v.y, v.z);
+        uvs.push(t.getX(i), t.getY(i));
+      }
+      const index = /** @type {THREE.BufferAttribute} */ (geometry.getIndex());
+      FACE_ORDER.forEach((face, f) => {
+        if (hidden.includes(face)) return;
+        for (let i = f * 6; i < f * 6 + 6; i += 3) {
+          const [a, b, c] = [i, i + 1, i + 2].map((k) => index.getX(k) + offset);
+          indices.push(...(inwards ? [a, c, b] : [a, b, c]));
+        }
+      });
+    }
     ranges.push({ from, to: indices.length, centre: new THREE.Vector3().setFromMatrixPosition(matrix) });
   }
   const merged = new THREE.BufferGeometry();
@@ -350,13 +406,13 @@ function layerGeometry(names, layer, slim, pose) {
         matrix: partMatrix(pose, name, p),
         hidden: layer === 'inner' && pose === 'standing' && names.length > 1 ? HIDDEN_STANDING[name] : [],
       };
-    }));
+    }), layer === 'outer');
   });
 }
 
 /**
  * Orders the boxes of a blended layer back to front for this view, so a translucent texel always
- * blends over what lies behind it (faces of one box, drawn front faces only, never overlap).
+ * blends over what lies behind it (within a box, mergeBoxes puts the far faces first).
  * @param {THREE.BufferGeometry} geometry
  * @param {THREE.Vector3} towardsViewer
  */
@@ -391,18 +447,28 @@ function corners(matrix, x, y, z) {
 }
 
 /**
- * Everything a render may draw in a pose: boxes with their outer layer, the cape, the shadow.
+ * The corners of the elytra's wings in a pose.
+ * @param {PoseName} pose
+ */
+function elytraPoints(pose) {
+  const { w, h, d } = LAYOUT.elytra.size;
+  return elytraMatrices(pose).flatMap((m) => corners(m, w / 2 + 1, h / 2 + 1, d / 2 + 1));
+}
+
+/**
+ * Everything a render may draw in a pose: boxes with their outer layer, the cape (or the elytra), the shadow.
  * @param {PoseName} pose
  * @param {boolean} slim
+ * @param {boolean} elytra
  */
-function posePoints(pose, slim) {
+function posePoints(pose, slim, elytra) {
   const layout = parts(slim);
   const points = WHOLE.flatMap((name) => {
     const p = layout[name];
     return corners(partMatrix(pose, name, p), p.size.w / 2 + p.inflate, p.size.h / 2 + p.inflate, p.size.d / 2 + p.inflate);
   });
   const { w, h, d } = LAYOUT.cape.size;
-  points.push(...corners(capeMatrix(pose), w / 2, h / 2, d / 2));
+  points.push(...(elytra ? elytraPoints(pose) : corners(capeMatrix(pose), w / 2, h / 2, d / 2)));
   for (let i = 0; i < 32; i += 1) {
     const a = (i / 32) * Math.PI * 2;
     points.push(new THREE.Vector3((SHADOW.w / 2) * Math.cos(a), 0, (SHADOW.d / 2) * Math.sin(a)));
@@ -411,33 +477,44 @@ function posePoints(pose, slim) {
 }
 
 /**
+ * The sphere around everything a render may draw, with the elytra or without.
+ * @param {boolean} elytra
+ */
+function renderFrame(elytra) {
+  const centre = new THREE.Vector3(0, 16, 0);
+  const points = /** @type {PoseName[]} */ (Object.keys(LAYOUT.poses)).flatMap((pose) => [false, true].flatMap((slim) => posePoints(pose, slim, elytra)));
+  return { centre, radius: Math.max(...points.map((p) => p.distanceTo(centre))) };
+}
+
+/**
  * The sphere every view of a kind is fitted to: a sphere's outline has the same size from every
  * direction, so one skin texel is as large at any yaw, pitch and pose, with or without the shadow,
  * cape or outer layer; only `size` and `scale` change it. Renders: every pose, cape and shadow of
- * either model around the figure's middle; head and cube: the head with its hat.
+ * either model around the figure's middle; head and cube: the head with its hat. The elytra's
+ * 22-texel wings, tilted back or spread, reach far beyond the figure: renders that draw them have
+ * a sphere of their own (a third larger), so the others keep their texel size.
  */
 const FRAMES = {
-  render: (() => {
-    const centre = new THREE.Vector3(0, 16, 0);
-    const points = /** @type {PoseName[]} */ (Object.keys(LAYOUT.poses)).flatMap((pose) => [false, true].flatMap((slim) => posePoints(pose, slim)));
-    return { centre, radius: Math.max(...points.map((p) => p.distanceTo(centre))) };
-  })(),
+  render: renderFrame(false),
+  elytra: renderFrame(true),
   head: { centre: new THREE.Vector3(0, 28, 0), radius: 4.5 * Math.sqrt(3) },
 };
 
 /**
- * The corners the body view (front or back, standing) is fitted to, cached.
+ * The corners the body view (front or back, standing) is fitted to, with the wings when drawn (they
+ * spread wider than the arms), cached.
  * @param {boolean} outer
  * @param {boolean} slim
+ * @param {boolean} elytra
  */
-function bodyPoints(outer, slim) {
-  return cached(`points:${outer}:${slim}`, () => {
+function bodyPoints(outer, slim, elytra) {
+  return cached(`points:${outer}:${slim}:${elytra}`, () => {
     const layout = parts(slim);
     return WHOLE.flatMap((name) => {
       const p = layout[name];
       const inflate = outer ? p.inflate : 0;
       return corners(new THREE.Matrix4().makeTranslation(...p.at), p.size.w / 2 + inflate, p.size.h / 2 + inflate, p.size.d / 2 + inflate);
-    });
+    }).concat(elytra ? elytraPoints('standing') : []);
   });
 }
 
@@ -445,6 +522,24 @@ function bodyPoints(outer, slim) {
 // so a new scene per job would rebuild them every time.
 const scene = new THREE.Scene();
 const camera = new THREE.OrthographicCamera(-1, 1, 1, -1, 0.1, 400);
+// The figure (not its shadow), turned upside down for Dinnerbone and Grumm as the game turns them:
+// half round about the axis the viewer looks along at yaw 0, through the middle of the frame, so
+// the framing (a sphere, or the body's corners turned with it) holds it as it holds the upright one.
+const figure = new THREE.Group();
+figure.matrixAutoUpdate = false;
+
+/**
+ * Where a job's figure turns when upside down: the middle of its frame.
+ * @param {PageJob} job
+ */
+const flipCentre = (job) => job.kind === 'render' || job.kind === 'body' ? FRAMES.render.centre : FRAMES.head.centre;
+
+/**
+ * Whether the elytra is drawn instead of the cape.
+ * @param {PageJob} job
+ * @param {THREE.DataTexture | null} capeTexture
+ */
+const drawsElytra = (job, capeTexture) => Boolean(job.elytra && capeTexture && !blankIn(capeTexture, 'elytra'));
 
 /**
  * Fills the scene for one job, for a camera looking from `towardsViewer`.
@@ -455,23 +550,35 @@ const camera = new THREE.OrthographicCamera(-1, 1, 1, -1, 0.1, 400);
  */
 function buildScene(job, skinTexture, capeTexture, towardsViewer) {
   scene.clear();
+  figure.clear();
+  scene.add(figure);
+  const centre = flipCentre(job);
+  figure.matrix.identity();
+  // Seen from the turned figure, the viewer is turned too (x and y change sign).
+  const viewer = towardsViewer.clone();
+  if (job.flip) {
+    figure.matrix.makeTranslation(centre.x, centre.y, centre.z).multiply(new THREE.Matrix4().makeRotationZ(Math.PI)).multiply(new THREE.Matrix4().makeTranslation(-centre.x, -centre.y, -centre.z));
+    viewer.set(-viewer.x, -viewer.y, viewer.z);
+  }
   const whole = job.kind === 'render' || job.kind === 'body';
   const names = whole ? WHOLE : HEAD_ONLY;
   const pose = job.kind === 'render' ? job.pose ?? 'standing' : 'standing';
-  scene.add(new THREE.Mesh(layerGeometry(names, 'inner', job.slim, pose), materialFor('skin', skinTexture)));
+  figure.add(new THREE.Mesh(layerGeometry(names, 'inner', job.slim, pose), materialFor('skin', skinTexture)));
   if (job.outer) {
     const geometry = layerGeometry(names, 'outer', job.slim, pose);
-    sortBackToFront(geometry, towardsViewer);
+    sortBackToFront(geometry, viewer);
     const outer = new THREE.Mesh(geometry, materialFor('outer', skinTexture));
     outer.renderOrder = 1;
-    scene.add(outer);
+    figure.add(outer);
   }
-  if (capeTexture && whole && !blankCape(capeTexture)) {
+  if (capeTexture && whole && drawsElytra(job, capeTexture)) {
+    figure.add(new THREE.Mesh(elytraGeometry(pose), materialFor('cape', capeTexture)));
+  } else if (capeTexture && whole && !job.elytra && !blankIn(capeTexture, 'cape')) {
     const geometry = cached('cape', () => texturedBox(LAYOUT.cape.size, LAYOUT.cape.faces, 64, 32, 0));
     const cape = new THREE.Mesh(geometry, materialFor('cape', capeTexture));
     cape.matrixAutoUpdate = false;
     cape.matrix.copy(cached(`cape:${pose}`, () => capeMatrix(pose)));
-    scene.add(cape);
+    figure.add(cape);
   }
   if (job.shadow && job.kind === 'render') scene.add(shadowMesh());
 }
@@ -479,16 +586,17 @@ function buildScene(job, skinTexture, capeTexture, towardsViewer) {
 /**
  * Half sizes of the view: the frame's sphere, or for `body` the figure's corners, fitted to the output.
  * @param {PageJob} job
+ * @param {THREE.DataTexture | null} cape
  * @param {number} width
  * @param {number} height
  */
-function fitCamera(job, width, height) {
+function fitCamera(job, cape, width, height) {
   let cx = 0, cy = 0, halfW, halfH;
   if (job.kind === 'body') {
     camera.updateMatrixWorld(true);
     let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
-    for (const p of bodyPoints(job.outer, job.slim)) {
-      const q = p.clone().applyMatrix4(camera.matrixWorldInverse);
+    for (const p of bodyPoints(job.outer, job.slim, drawsElytra(job, cape))) {
+      const q = p.clone().applyMatrix4(figure.matrix).applyMatrix4(camera.matrixWorldInverse);
       minX = Math.min(minX, q.x); maxX = Math.max(maxX, q.x);
       minY = Math.min(minY, q.y); maxY = Math.max(maxY, q.y);
     }
@@ -496,7 +604,7 @@ function fitCamera(job, width, height) {
     halfW = ((maxX - minX) / 2) * 1.08; halfH = ((maxY - minY) / 2) * 1.08;
   } else {
     // The camera looks at the sphere's centre: it is the middle of the picture.
-    halfW = halfH = FRAMES[job.kind === 'render' ? 'render' : 'head'].radius * 1.02;
+    halfW = halfH = FRAMES[job.kind !== 'render' ? 'head' : drawsElytra(job, cape) ? 'elytra' : 'render'].radius * 1.02;
   }
   // Keep texels square: widen whichever side is short for the output's aspect.
   const aspect = width / height;
@@ -600,7 +708,7 @@ function drawTile(job, x, y) {
   if (Math.abs(Math.cos(pitch)) < 1e-6) camera.up.set(-Math.sin(yaw), 0, -Math.cos(yaw));
   camera.lookAt(target);
   buildScene(job, skin, cape, towardsViewer);
-  fitCamera(job, width, height);
+  fitCamera(job, cape, width, height);
   renderer.setViewport(x, y, width, height);
   renderer.setScissor(x, y, width, height);
   // Always on transparent: the edges are smoothed against it, the background goes in after.

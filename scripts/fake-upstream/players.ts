@@ -82,6 +82,8 @@ const OFFICIAL: Blueprint[] = [
   { name: 'SlimAlex', slim: true, skin: { slim: true }, cape: {} },
   { name: 'LegacyOld', slim: false, skin: { legacy: true } },
   { name: 'HdPlayer', slim: false, skin: { scale: 2 } },
+  // The game draws this name upside down.
+  { name: 'Dinnerbone', slim: false, skin: {} },
   { name: 'NoSkin', slim: false, skin: null },
   { name: 'CapeWearer', slim: false, skin: { look: 'knight' }, cape: { legacy: true, look: 'crimson' } },
   { name: 'BothSources', slim: false, skin: { look: 'robot' } },

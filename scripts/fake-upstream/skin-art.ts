@@ -7,7 +7,7 @@
 // is the test pattern in colours of its own, with its number written in binary on the fronts of
 // the body and limbs, so every generated player has a distinct picture and texture hash.
 import sharp from 'sharp';
-import { CAPE_SIZE, PART_NAMES, FACE_NAMES, type FaceName, type Layer, type PartName } from '../../shared/skin-layout.ts';
+import { CAPE_SIZE, elytraFaces, PART_NAMES, FACE_NAMES, type FaceName, type Layer, type PartName } from '../../shared/skin-layout.ts';
 import { paintCape, paintSkin, type Painter, type Rgba } from '../../renderer/skin-paint.ts';
 import { capeLook, LOOKS, type CapeLook, type SkinLook } from './skin-looks.ts';
 
@@ -124,6 +124,15 @@ export function capePixels(opts: CapeOptions = {}): Pixels {
     const color = tint(faceColor('cape', 'inner', face), seed);
     return u === 0 && v === 0 ? marked(color) : color;
   });
+  // The elytra's part (every official cape texture has one): the look's plain cloth, or the
+  // pattern's outer-layer colours, so a test tells wings from cape.
+  for (const face of FACE_NAMES) {
+    const r = elytraFaces()[face];
+    for (let v = 0; v < r.h; v += 1) for (let u = 0; u < r.w; u += 1) {
+      const color = look ? capeLook(look, 'back', u % CAPE_SIZE.w, v % CAPE_SIZE.h) : tint(faceColor('cape', 'outer', face), seed);
+      data.set(!look && u === 0 && v === 0 ? marked(color) : color, ((r.y + v) * 64 + r.x + u) * 4);
+    }
+  }
   const full = { data, width: 64, height: 32 };
   return opts.legacy ? crop(full, 22, 17) : full;
 }
