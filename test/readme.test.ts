@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import test from 'ava';
+import sharp from 'sharp';
 import { freePort } from './helpers/redis.ts';
 import { ROOT } from './helpers/service.ts';
 
@@ -53,6 +54,10 @@ test('the README\'s examples run against `npm run demo`: each command succeeds a
   for (const image of ['ranger.png', 'avatar.png']) {
     t.true((await fs.readFile(path.join(dir, image))).subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), image);
   }
+  const turntable = await fs.readFile(path.join(dir, 'knight.webp'));
+  t.is(turntable.toString('latin1', 8, 12), 'WEBP', 'the turntable is a WebP');
+  t.is((await sharp(turntable).metadata()).pages, 36, 'of 36 frames');
+  t.regex(run.stdout, /"name":\s*"\.Pocket_Ranger"/);
   t.true((await fs.stat(path.join(dir, 'secret'))).size > 100, 'the private picture');
   t.regex(run.stdout, /"name":\s*"Ranger"/);
   t.regex(run.stdout, /"status":\s*"success"/);
