@@ -47,3 +47,24 @@ const NORMALISERS: Record<SearchType, (raw: string, region: CountryCode) => stri
 export function normalise(type: SearchType, raw: string, region: CountryCode = DEFAULT_REGION): string | null {
   return NORMALISERS[type](raw, region);
 }
+
+/** Phone numbers a row typer remembers at most (about 100 bytes each); emptied when full, no bookkeeping per use. */
+const PHONES_REMEMBERED = 100_000;
+const phones = new Map<string, string | null>();
+
+/**
+ * normalise() for the values of data rows, phone numbers remembered: reading one (libphonenumber's
+ * validation, 20-40 µs) is most of typing a row, and data files repeat numbers (shared lines, a
+ * company's switchboard). Queries do not go through here, so a search instance remembers nothing.
+ */
+export function normaliseRowValue(type: SearchType, raw: string, region: CountryCode = DEFAULT_REGION): string | null {
+  if (type !== 'phone') return normalise(type, raw, region);
+  const key = `${region}${raw}`;
+  let value = phones.get(key);
+  if (value === undefined) {
+    value = normalise(type, raw, region);
+    if (phones.size >= PHONES_REMEMBERED) phones.clear();
+    phones.set(key, value);
+  }
+  return value;
+}

@@ -213,12 +213,15 @@ const name = `skinfarm_bench_${randomBytes(4).toString('hex')}`;
 const own = !args['database-url'];
 const url = args['database-url'] ?? Object.assign(new URL(args.server), { pathname: `/${name}` }).href;
 if (own) await onServer(args.server, (c) => c.query(`CREATE DATABASE ${name}`));
+let importRate: number | null = null;
+const load = () => `load ${os.loadavg()[0].toFixed(2)}`;
 try {
   if (own) {
     const { wallMs, done, cpu } = await runImport(url, dataFile);
     const size = await onServer(url, (c) => c.query<{ size: string }>('SELECT pg_database_size(current_database()) AS size'));
     const perRow = (seconds: number) => Math.round((seconds / done.rows) * 1e6);
-    console.log(`import (${args.workers} typing threads): ${done.rows} rows in ${wallMs} ms wall (${done.ms} ms importing): ${Math.round(done.rows / (wallMs / 1000))} rows/s; database ${mb(Number(size.rows[0].size))} MB`);
+    importRate = Math.round(done.rows / (wallMs / 1000));
+    console.log(`import (${args.workers} typing threads): ${done.rows} rows in ${wallMs} ms wall (${done.ms} ms importing): ${importRate} rows/s (${load()}); database ${mb(Number(size.rows[0].size))} MB`);
     console.log(`import CPU: ${perRow(cpu.process)} µs a row in the import (reading, typing, COPY), ${perRow(cpu.database)} µs in PostgreSQL: ${Math.round(os.availableParallelism() / ((cpu.process + cpu.database) / done.rows))} rows/s on ${os.availableParallelism()} idle cores`);
   }
   const fn = await functionLevel(url, queries.map((q) => parseQuery(q, 'auto')));
@@ -231,6 +234,12 @@ try {
   for (const [label, r] of [['pretty=0', h.paced], ['pretty (default)', h.pacedPretty]] as const) {
     console.log(`http ${label} paced at ${RATE}/s: ${r.perSecond}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.failed} failed`);
   }
+  // Issue #30's targets, each with this run's figure (rates depend on what else runs: see the load).
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  console.log(`targets (${load()}): import ${importRate ?? '(not run)'} rows/s >= 40,000: ${importRate === null ? '-' : verdict(importRate >= 40_000)}; `
+    + `start ${h.startMs} ms < 3000: ${verdict(h.startMs < 3000)}; RSS peak ${mb(h.peakRss)} MB < 250: ${verdict(h.peakRss < 250 * 1048576)}; `
+    + `${h.compact.perSecond}/s pretty=0 and ${h.pretty.perSecond}/s pretty >= 500: ${verdict(h.compact.perSecond >= 500)}/${verdict(h.pretty.perSecond >= 500)}; `
+    + `p99 at ${RATE}/s ${h.paced.p99} ms pretty=0, ${h.pacedPretty.p99} ms pretty < 50: ${verdict(h.paced.p99 < 50)}/${verdict(h.pacedPretty.p99 < 50)}`);
 } finally {
   if (own && !args.keep) await onServer(args.server, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   else if (own) console.log(`kept: --database-url ${url}`);

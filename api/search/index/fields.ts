@@ -3,7 +3,7 @@
 // values whose shape alone proves a type (an address, a +number) are taken.
 import type { CountryCode } from 'libphonenumber-js';
 import { detect } from '../detect.ts';
-import { normalise } from '../normalise.ts';
+import { normaliseRowValue } from '../normalise.ts';
 import { typedKey, type SearchType, type TypedValue } from '../types.ts';
 
 const NAME_HINTS: Record<string, SearchType> = {
@@ -18,10 +18,20 @@ const NAME_HINTS: Record<string, SearchType> = {
   mac: 'mac', macaddress: 'mac', bssid: 'mac',
 };
 
+/** Field paths whose type is remembered at most: a file's rows share a few dozen; emptied when full. */
+const PATHS_REMEMBERED = 10_000;
+const hints = new Map<string, SearchType | null>();
+
 /** The type a field's name stands for ("Phone_Number", "emails", "contact.tel"), if any. */
 export function hintedType(path: string): SearchType | null {
-  const last = path.slice(path.lastIndexOf('.') + 1).toLowerCase().replace(/[^a-z0-9]/g, '');
-  return NAME_HINTS[last] ?? (last.endsWith('s') ? NAME_HINTS[last.slice(0, -1)] : undefined) ?? null;
+  let hint = hints.get(path);
+  if (hint === undefined) {
+    const last = path.slice(path.lastIndexOf('.') + 1).toLowerCase().replace(/[^a-z0-9]/g, '');
+    hint = NAME_HINTS[last] ?? (last.endsWith('s') ? NAME_HINTS[last.slice(0, -1)] : undefined) ?? null;
+    if (hints.size >= PATHS_REMEMBERED) hints.clear();
+    hints.set(path, hint);
+  }
+  return hint;
 }
 
 const MAX_VALUE_LENGTH = 512;
@@ -50,7 +60,7 @@ export function typedValues(record: Record<string, unknown>, region?: CountryCod
     const hint = hintedType(path);
     let typed: TypedValue | null = null;
     if (hint) {
-      const value = normalise(hint, text, region);
+      const value = normaliseRowValue(hint, text, region);
       if (value !== null) typed = { type: hint, value };
     }
     // A misfiled value (an e-mail under "phone") is still taken when its shape is unmistakable.

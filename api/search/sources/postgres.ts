@@ -22,18 +22,27 @@ const RETRY_MS = 1000;
 const POLL_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 5000;
 
-// The count and the first rows in import order (file, then line), in one round trip. The values
-// table is named first: searches then lock it before the rows, in the order an import swapping a
-// file in takes them, so the two cannot deadlock.
-const LOOKUP = `
-SELECT h.total, f.name, r.line, r.body, r.entities
-FROM (SELECT count(*) AS total FROM search_values WHERE key = $1) h
-LEFT JOIN LATERAL (SELECT file_no, line FROM search_values WHERE key = $1 ORDER BY file_no, line LIMIT $2) v ON true
-LEFT JOIN search_rows r ON r.file_no = v.file_no AND r.line = v.line
-LEFT JOIN search_files f ON f.file_no = v.file_no
-ORDER BY v.file_no, v.line`;
+/** Lookups asked together at most: a search's cross pass asks up to ten at once. */
+const BATCH_MAX = 32;
 
-interface LookupRow { total: string; name: string | null; line: number | null; body: string | null; entities: string | null }
+// Each key's count and first rows in import order (file, then line), for every lookup asked in
+// the same turn of the event loop (a search's cross pass, searches arriving together) in one
+// round trip: one statement, one reply, instead of one each. The values table is named first:
+// searches then lock it before the rows, in the order an import swapping a file in takes them,
+// so the two cannot deadlock.
+const LOOKUP = `
+SELECT q.n, h.total, x.name, x.line, x.body, x.entities
+FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS q(key, lim, n)
+CROSS JOIN LATERAL (SELECT count(*) AS total FROM search_values WHERE key = q.key) h
+LEFT JOIN LATERAL (
+  SELECT v.file_no, v.line, r.body, r.entities, f.name
+  FROM (SELECT file_no, line FROM search_values WHERE key = q.key ORDER BY file_no, line LIMIT q.lim) v
+  JOIN search_rows r ON r.file_no = v.file_no AND r.line = v.line
+  JOIN search_files f ON f.file_no = v.file_no
+) x ON true
+ORDER BY q.n, x.file_no, x.line`;
+
+interface LookupRow { n: string; total: string; name: string | null; line: number | null; body: string | null; entities: string | null }
 
 export interface PostgresSourceOptions {
   region: CountryCode;
@@ -63,6 +72,8 @@ export class PostgresSource implements SearchSource {
   private closed = false;
   /** The files last warned about as typed in another region. */
   private otherRegion = '';
+  /** Lookups asked in this turn of the event loop, sent together when it ends. */
+  private pending: Array<{ key: string; limit: number; done: (rows: Promise<LookupRow[]>) => void }> = [];
 
   constructor(url: string, options: PostgresSourceOptions) {
     this.url = url;
@@ -104,7 +115,7 @@ export class PostgresSource implements SearchSource {
   async search(query: TypedValue, request: SourceRequest): Promise<SourceAnswer> {
     let rows: LookupRow[];
     try {
-      ({ rows } = await this.pool.query<LookupRow>({ name: 'search-lookup', text: LOOKUP, values: [valueKey(query), request.limit] }));
+      rows = await this.lookup(valueKey(query), request.limit);
     } catch (error) {
       // Nothing imported yet: no tables, no rows.
       if ((error as { code?: string }).code === UNDEFINED_TABLE) return { records: [], raw: [], total: 0 };
@@ -125,6 +136,30 @@ export class PostgresSource implements SearchSource {
       raw.push({ ref, row: row.body });
     }
     return { records, raw, total: Number(rows[0]?.total ?? 0) };
+  }
+
+  /** A key's rows, asked together with the other lookups of this turn. */
+  private lookup(key: string, limit: number): Promise<LookupRow[]> {
+    return new Promise((resolve) => {
+      this.pending.push({ key, limit, done: resolve });
+      if (this.pending.length === 1) queueMicrotask(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const asked = this.pending;
+    this.pending = [];
+    for (let i = 0; i < asked.length; i += BATCH_MAX) {
+      const batch = asked.slice(i, i + BATCH_MAX);
+      const answer = this.pool.query<LookupRow>({
+        name: 'search-lookup', text: LOOKUP, values: [batch.map((a) => a.key), batch.map((a) => a.limit)],
+      }).then(({ rows }) => {
+        const each = batch.map((): LookupRow[] => []);
+        for (const row of rows) each[Number(row.n) - 1].push(row);
+        return each;
+      });
+      batch.forEach((a, n) => a.done(answer.then((each) => each[n])));
+    }
   }
 
   async close(): Promise<void> {
