@@ -40,11 +40,12 @@ export function notModified(ctx: Context, etag: string): boolean {
   return true;
 }
 
-export interface PngReply { png: Buffer; etag: string; cache: CacheState; download?: string | null }
+/** `type`: the image's media type (PNG unless given). */
+export interface PngReply { png: Buffer; type?: string; etag: string; cache: CacheState; download?: string | null }
 
 export function sendPng(ctx: Context, reply: PngReply): void {
   ctx.status = 200;
-  ctx.type = 'image/png';
+  ctx.type = reply.type ?? 'image/png';
   ctx.set('ETag', reply.etag);
   ctx.set('X-Cache', reply.cache);
   ctx.set('Access-Control-Expose-Headers', reply.download ? `${IMAGE_EXPOSED}, Content-Disposition` : IMAGE_EXPOSED);

@@ -12,6 +12,7 @@ import { renderDuration } from '../metrics.ts';
 import type { Cache, CacheNamespace } from '../cache.ts';
 import { LruMap } from '../../shared/lru-map.ts';
 import { ReadThrough } from '../read-through.ts';
+import { CONTENT_TYPES, encodeImage, type ImageFormat } from './image-format.ts';
 import { imageEtag, notModified, sendPng } from './image-response.ts';
 import { optionsKey, type ImageOptions } from './image-params.ts';
 import { readTextures } from './records.ts';
@@ -41,9 +42,10 @@ function subjectOf(profile: RawProfile): Subject {
 
 const withCapeFor = (o: ImageOptions) => o.kind === 'render' || o.kind === 'body';
 
-/** The render cache key, and the ETag's source: what decides the pixels. */
-function imageKey(subject: Subject, options: ImageOptions): string {
-  return `${optionsKey(options)}|${subject.skinKey}|${+subject.slim}|${withCapeFor(options) ? subject.capeKey : '-'}`;
+/** The render cache key, and the ETag's source: what decides the pixels, and the format (PNG's keys are those of before formats). */
+function imageKey(subject: Subject, options: ImageOptions, format: ImageFormat): string {
+  const key = `${optionsKey(options)}|${subject.skinKey}|${+subject.slim}|${withCapeFor(options) ? subject.capeKey : '-'}`;
+  return format === 'png' ? key : `${key}|${format}`;
 }
 
 export class ImageRenderer {
@@ -68,24 +70,29 @@ export class ImageRenderer {
     this.farm = farm;
   }
 
-  /** Answers one image request for a player's profile; `admit` is asked before this request draws an image of its own. */
-  async reply(ctx: Context, profile: RawProfile, options: ImageOptions, admit?: () => Promise<void>): Promise<void> {
+  /**
+   * Answers one image request for a player's profile; `admit` is asked before this request draws
+   * an image of its own (or encodes one: a WebP or AVIF is made from the PNG, itself cached).
+   */
+  async reply(ctx: Context, profile: RawProfile, options: ImageOptions, format: ImageFormat, admit?: () => Promise<void>): Promise<void> {
     const subject = subjectOf(profile);
-    const withCape = withCapeFor(options);
-    const key = imageKey(subject, options);
+    const key = imageKey(subject, options, format);
     const etag = imageEtag(key);
     if (notModified(ctx, etag)) return;
-    const { value, cache } = await this.renders.get(key, async () => {
-      const skin = subject.skinUrl ? await this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
-      const cape = withCape && subject.capeUrl ? await this.capeOrNull(subject.capeUrl, subject.capeKey) : null;
-      return this.draw(options, skin, subject.slim, cape);
-    }, { admit });
-    sendPng(ctx, { png: asBuffer(value), etag, cache });
+    const png = async () => (await this.renders.get(imageKey(subject, options, 'png'), () => this.drawSubject(subject, options))).value;
+    const { value, cache } = await this.renders.get(key, async () => (format === 'png' ? this.drawSubject(subject, options) : encodeImage(asBuffer(await png()), format)), { admit });
+    sendPng(ctx, { png: asBuffer(value), type: CONTENT_TYPES[format], etag, cache });
+  }
+
+  private async drawSubject(subject: Subject, options: ImageOptions): Promise<Buffer> {
+    const skin = subject.skinUrl ? await this.skin(subject.skinUrl, subject.skinKey) : defaultSkin(subject.defaultName ?? 'steve', subject.slim);
+    const cape = withCapeFor(options) && subject.capeUrl ? await this.capeOrNull(subject.capeUrl, subject.capeKey) : null;
+    return this.draw(options, skin, subject.slim, cape);
   }
 
   /** The render key and ETag of a player's image, for a fast path that answers without reply(). */
-  tagOf(profile: RawProfile, options: ImageOptions): { key: string; etag: string } {
-    const key = imageKey(subjectOf(profile), options);
+  tagOf(profile: RawProfile, options: ImageOptions, format: ImageFormat): { key: string; etag: string } {
+    const key = imageKey(subjectOf(profile), options, format);
     return { key, etag: imageEtag(key) };
   }
 
@@ -98,9 +105,10 @@ export class ImageRenderer {
   }
 
   /** Renders an uploaded skin (not cached: every upload is its own subject). */
-  async drawUpload(file: Buffer, slim: boolean | null, options: ImageOptions): Promise<Buffer> {
+  async drawUpload(file: Buffer, slim: boolean | null, options: ImageOptions, format: ImageFormat): Promise<Buffer> {
     const skin = await normalizeSkin(file);
-    return this.draw(options, skin, slim ?? skin.slimGuess, null);
+    const png = await this.draw(options, skin, slim ?? skin.slimGuess, null);
+    return format === 'png' ? png : encodeImage(png, format);
   }
 
   private skin(url: string, hash: string): Promise<NormalizedSkin> {
