@@ -4,6 +4,7 @@
 // on the Koa route and on the hot path in front of it (api/skins/hot-images.ts).
 import test from 'ava';
 import sharp from 'sharp';
+import { encodeImage } from '../api/skins/image-format.ts';
 import { drawSkin } from '../scripts/fake-upstream/skin-art.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 
@@ -160,8 +161,8 @@ test('each format has its own ETag, and a 304 only for its own', async (t) => {
     tags.set(format, r.headers.get('etag')!);
   }
   t.is(new Set(tags.values()).size, 3);
-  // The PNG's ETag is the one it had before formats: a client's cached copy stays valid.
-  t.is((await plain.get(path)).headers.get('etag'), tags.get('png'));
+  // PNG named or not is one image.
+  t.is((await plain.get(path)).headers.get('etag'), tags.get('png')!);
   for (let i = 0; i < 2; i += 1) {
     for (const [format, etag] of tags) {
       const same = await plain.get(`${path}.${format}`, { headers: { 'if-none-match': etag } });
@@ -215,4 +216,19 @@ test('an upload renders in the format its form, query or extension names', async
   const conflict = await upload('/v1/render/64.webp', { format: 'avif' });
   t.is(conflict.status, 400);
   t.is(conflict.json.code, 'bad_request');
+});
+
+test('encodes wait their turn, two at a time; past 256 waiting the answer is overloaded', async (t) => {
+  const png = await sharp({ create: { width: 8, height: 8, channels: 4, background: { r: 10, g: 20, b: 30, alpha: 0.5 } } }).png().toBuffer();
+  // Called in one turn of the loop: two start, 256 wait, the rest are refused at once.
+  const outcomes = await Promise.allSettled(Array.from({ length: 300 }, () => encodeImage(png, 'webp')));
+  const refused = outcomes.filter((o) => o.status === 'rejected');
+  t.is(refused.length, 42);
+  for (const o of refused) t.is((o.reason as { code?: string }).code, 'overloaded');
+  const done = outcomes.filter((o) => o.status === 'fulfilled').map((o) => o.value);
+  t.is(done.length, 258);
+  const pixels = (await raw(png)).data;
+  t.true((await raw(done.at(-1)!)).data.equals(pixels));
+  // The queue empties: a later encode starts at once.
+  t.true(isWebp(await encodeImage(png, 'webp')));
 });

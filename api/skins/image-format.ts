@@ -53,12 +53,9 @@ const chosen = new LruMap<ImageFormat>(256);
  * explicitly and image/png (or image/*, * / *), ties going to PREFERENCE. A client that names
  * neither WebP nor AVIF (curl's * / *) gets PNG, so nothing changes for it.
  */
-export function acceptedFormat(accept: string | undefined): ImageFormat {
-  if (!accept) return 'png';
-  const known = chosen.get(accept);
-  if (known) return known;
+export function readAccept(accept: string): ImageFormat {
   const q: Record<ImageFormat, number> = { png: 0, webp: 0, avif: 0 };
-  // An entry's type and q (RFC 9110 12.5.1); anything unreadable counts as q=1, as browsers do.
+  // An entry's type and q (RFC 9110 12.5.1); an unreadable q counts as 1, as browsers do.
   for (const entry of accept.split(',')) {
     const [type, ...params] = entry.split(';');
     const quality = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='));
@@ -69,9 +66,17 @@ export function acceptedFormat(accept: string | undefined): ImageFormat {
     if (format) q[format] = Math.max(q[format], weight);
   }
   const best = PREFERENCE.reduce((a, b) => (q[b] > q[a] ? b : a));
-  const format = q[best] > 0 ? best : 'png';
-  // Browsers send a handful of distinct headers; a long made-up one is read each time, not kept.
-  if (accept.length <= 512) chosen.set(accept, format);
+  return q[best] > 0 ? best : 'png';
+}
+
+/** readAccept, remembered: browsers send a handful of distinct headers (a long made-up one is read each time, not kept). */
+export function acceptedFormat(accept: string | undefined): ImageFormat {
+  if (!accept) return 'png';
+  let format = chosen.get(accept);
+  if (!format) {
+    format = readAccept(accept);
+    if (accept.length <= 512) chosen.set(accept, format);
+  }
   return format;
 }
 
@@ -89,15 +94,37 @@ export function requestFormat(ctx: Context, given: unknown, fromAccept: boolean)
 
 /**
  * Lossless settings, chosen by `npm run bench:formats` (docs/benchmarks.md). WebP `exact` keeps the
- * colour of fully transparent pixels too (8 bytes more), so the decoded pixels equal the PNG's
- * byte for byte. AVIF lossless (libvips: identity matrix, 4:4:4) is exact; its default effort
- * costs about a second for a 256x512 body, effort 2 a fraction of that for ~10% more bytes.
+ * colour of fully transparent pixels too (a few bytes more), so the decoded pixels equal the PNG's
+ * byte for byte; effort 2 packs as small as 4 and 6 here, in less time. AVIF lossless (libvips:
+ * identity matrix, 4:4:4) is exact too, but no smaller than the PNG on these pictures: effort 2 is
+ * within ~10% of the default's bytes at a fraction of its time (about a second for a 256x512 body).
  */
-const WEBP = { lossless: true, exact: true, effort: 4 } as const;
+const WEBP = { lossless: true, exact: true, effort: 2 } as const;
 const AVIF = { lossless: true, effort: 2 } as const;
 
+/**
+ * Encodes running at once, and waiting: sharp runs each in libuv's pool (4 threads unless
+ * UV_THREADPOOL_SIZE says otherwise), which DNS lookups of upstream calls, file reads and skin
+ * decodes need too; AVIF takes tenths of a second each, so a burst of them must not hold every
+ * thread. Past the waiting bound the answer is 503 `overloaded`, as the render queue's is.
+ */
+const RUNNING_MAX = 2;
+const WAITING_MAX = 256;
+let running = 0;
+const waiting: Array<() => void> = [];
+
 /** The PNG re-encoded as `format` (sharp: in libuv's pool, off the event loop). */
-export function encodeImage(png: Buffer, format: Exclude<ImageFormat, 'png'>): Promise<Buffer> {
-  const image = sharp(png);
-  return (format === 'webp' ? image.webp(WEBP) : image.avif(AVIF)).toBuffer();
+export async function encodeImage(png: Buffer, format: Exclude<ImageFormat, 'png'>): Promise<Buffer> {
+  if (running < RUNNING_MAX) running += 1;
+  else if (waiting.length >= WAITING_MAX) throw new ApiError('overloaded', { detail: { zh: '图像编码队列已满', en: 'the image encoding queue is full' }, retryAfter: 5 });
+  // A finished encode hands its slot straight to the first waiting one (running stays counted).
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  try {
+    const image = sharp(png);
+    return await (format === 'webp' ? image.webp(WEBP) : image.avif(AVIF)).toBuffer();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  }
 }

@@ -20,8 +20,9 @@ interface UploadedFile { buffer: Buffer; size: number }
 
 const image = (kind: ImageKind) => async (ctx: Context, service: SkinsService, params: Params): Promise<void> => {
   const name = params.name as string;
-  const { profile, fallback } = await profileOrDemoFallback(name, service.config.demoPlayer, async () => (await service.lookup.find(name, params.source as SourceParam)).value);
+  // Before the lookup: a format named twice, differently, costs no upstream call.
   const format = requestFormat(ctx, params.format, service.config.imageFormatFromAccept);
+  const { profile, fallback } = await profileOrDemoFallback(name, service.config.demoPlayer, async () => (await service.lookup.find(name, params.source as SourceParam)).value);
   await service.images.reply(ctx, profile, imageOptions(kind, params), format, () => chargeDrawing(ctx, service));
   if (fallback) {
     // Another player's image stands in for this one: stricter than the route's caching, nobody keeps it.
