@@ -106,6 +106,8 @@ test('with IMAGE_FORMAT_FROM_ACCEPT, Accept chooses, and the answer varies by it
   const cases: Array<[string, string]> = [
     ['image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8', 'webp'],
     ['image/avif', 'avif'],
+    // AVIF only when preferred or alone: at equal q PNG is smaller for small images, and cheaper.
+    ['image/avif,*/*', 'png'],
     ['image/webp;q=0.5, image/avif;q=0.9', 'avif'],
     ['image/png, image/webp;q=0.5', 'png'],
     ['image/webp;q=0, */*', 'png'],

@@ -44,8 +44,11 @@ export function explicitFormat(given: ImageFormat | undefined, extension: ImageF
   return given ?? extension ?? null;
 }
 
-/** Acceptable types an image may be sent as: WebP first, then AVIF (smaller and cheaper to encode, docs/benchmarks.md), then PNG. */
-const PREFERENCE: readonly ImageFormat[] = ['webp', 'avif', 'png'];
+/**
+ * Among types a client accepts alike: WebP (the smallest, and cheap to encode), then PNG, then
+ * AVIF (larger than the PNG below 256 px and tens to hundreds of ms to encode: docs/benchmarks.md).
+ */
+const PREFERENCE: readonly ImageFormat[] = ['webp', 'png', 'avif'];
 const chosen = new LruMap<ImageFormat>(256);
 
 /**
@@ -93,11 +96,12 @@ export function requestFormat(ctx: Context, given: unknown, fromAccept: boolean)
 }
 
 /**
- * Lossless settings, chosen by `npm run bench:formats` (docs/benchmarks.md). WebP `exact` keeps the
- * colour of fully transparent pixels too (a few bytes more), so the decoded pixels equal the PNG's
- * byte for byte; effort 2 packs as small as 4 and 6 here, in less time. AVIF lossless (libvips:
- * identity matrix, 4:4:4) is exact too, but no smaller than the PNG on these pictures: effort 2 is
- * within ~10% of the default's bytes at a fraction of its time (about a second for a 256x512 body).
+ * Lossless settings, chosen by `npm run bench:formats` (docs/benchmarks.md). WebP `exact` keeps
+ * the colour of fully transparent pixels too (a few bytes more), so the decoded pixels equal the
+ * PNG's byte for byte; effort 2 packs as small as 4 and 6 here (15% of the PNG), for no more CPU.
+ * AVIF lossless (libvips: identity matrix, 4:4:4) is exact too, but about as large as the PNG:
+ * effort 2 is within ~8% of efforts 3 and 4 in bytes at less CPU (4, the default, takes seconds
+ * for a body); lossy AVIF, even at q90 4:4:4, moves texel colours by up to 45 of 255.
  */
 const WEBP = { lossless: true, exact: true, effort: 2 } as const;
 const AVIF = { lossless: true, effort: 2 } as const;

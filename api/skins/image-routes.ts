@@ -109,7 +109,8 @@ function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
       summary: imageSummary(kind),
       description: `Size in pixels ${sizeIn === 'path' ? 'in the path (or as ?size=)' : 'as ?size= (or in the path)'}. ${FORMAT_NOTE} Answers HEAD too.`,
       ok: images('the image'), conditional: true, head: true,
-      errors: ['bad_request', ...LOOKUP_ERRORS, ...(kind === 'avatar' ? [] : ['render_failed', 'overloaded'] as const)],
+      // overloaded: the render queue, or (an avatar too) the queue of WebP and AVIF encodes.
+      errors: ['bad_request', ...LOOKUP_ERRORS, ...(kind === 'avatar' ? [] : ['render_failed'] as const), 'overloaded'],
     },
   });
   return [route('query'), route('path')];

@@ -4,7 +4,7 @@
 // the images are drawn as ImageRenderer draws them, with each kind's default options. Encodes run
 // one at a time, so an encode's time is its cost (a service runs them in libuv's pool, off the loop).
 // `--sweep N` first tries other encoder efforts on N generated skins, the figures behind the choice.
-// `npm run bench:formats -- [--generated 1000] [--sizes 64,128,256,512] [--generated-sizes default] [--sweep 0] [--append]`
+// `npm run bench:formats -- [--generated 1000] [--sizes 64,128,256,512] [--generated-sizes default] [--kinds avatar,...] [--avif-images 1000] [--sweep 0] [--append]`
 // --append writes the tables and the machine's facts under "## Image formats (issue #31)" in docs/benchmarks.md.
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -29,11 +29,16 @@ const { values } = parseArgs({
     'generated-sizes': { type: 'string', default: 'default' },
     workers: { type: 'string', default: String(os.availableParallelism()) },
     sweep: { type: 'string', default: '0' },
+    kinds: { type: 'string', default: IMAGE_KINDS.join(',') },
+    // AVIF takes tenths of a second an image: on a busy machine, the first N images of a row only.
+    'avif-images': { type: 'string', default: '1000' },
     append: { type: 'boolean', default: false },
   },
 });
 const sizesOf = (list: string) => list.split(',').map(Number).filter((n) => Number.isInteger(n) && n >= 8 && n <= 512);
 const DEMO = ['Knight', 'Robot', 'Astronaut', 'Ranger', 'Wizard', 'Miner'];
+const KINDS = values.kinds!.split(',').filter((k): k is ImageKind => (IMAGE_KINDS as readonly string[]).includes(k));
+const AVIF_IMAGES = Number(values['avif-images']);
 
 const lines: string[] = [];
 const say = (line: string) => {
@@ -93,8 +98,8 @@ async function row(set: string, kind: ImageKind, size: number, subjects: Subject
   const bytes = { png: pngs.map((b) => b.length), webp: [] as number[], avif: [] as number[] };
   const cost = { webp: [] as number[], avif: [] as number[] };
   const wall = { webp: [] as number[], avif: [] as number[] };
-  for (const png of pngs) {
-    for (const format of ['webp', 'avif'] as const) {
+  for (const [i, png] of pngs.entries()) {
+    for (const format of i < AVIF_IMAGES ? ['webp', 'avif'] as const : ['webp'] as const) {
       const [encoded, cpu, took] = await timed(() => encodeImage(png, format));
       bytes[format].push(encoded.length);
       cost[format].push(cpu);
@@ -104,7 +109,7 @@ async function row(set: string, kind: ImageKind, size: number, subjects: Subject
   const cell = (format: 'webp' | 'avif') => `${ms(p(cost[format], 0.5))} / ${ms(p(cost[format], 0.99))} (${ms(p(wall[format], 0.5))})`;
   const png = mean(bytes.png);
   const { width, height } = await sharp(pngs[0]).metadata();
-  say(`| ${set} | ${kind} | ${size} (${width}x${height}) | ${pngs.length} | ${Math.round(png)} | ${Math.round(mean(bytes.webp))} (${share(mean(bytes.webp), png)}) | ${Math.round(mean(bytes.avif))} (${share(mean(bytes.avif), png)}) | ${cell('webp')} | ${cell('avif')} |`);
+  say(`| ${set} | ${kind} | ${size} (${width}x${height}) | ${pngs.length} | ${Math.round(png)} | ${Math.round(mean(bytes.webp))} (${share(mean(bytes.webp), png)}) | ${Math.round(mean(bytes.avif))} (${share(mean(bytes.avif), mean(bytes.png.slice(0, bytes.avif.length)))})${bytes.avif.length < pngs.length ? ` (first ${bytes.avif.length})` : ''} | ${cell('webp')} | ${cell('avif')} |`);
 }
 
 /** Largest difference of any channel of any pixel between two images of one size (0: exact). */
@@ -175,11 +180,11 @@ say('Bytes: mean per image (share of the PNG). Encode: CPU ms per image, p50 / p
 say('');
 say('| skins | kind | size (px) | images | PNG bytes | WebP bytes | AVIF bytes | WebP encode ms | AVIF encode ms |\n|---|---|---|---|---|---|---|---|---|');
 const demo = await Promise.all(DEMO.map(subject));
-for (const kind of IMAGE_KINDS) for (const size of sizesOf(values.sizes!)) await row('demo players', kind, size, demo);
+for (const kind of KINDS) for (const size of sizesOf(values.sizes!)) await row('demo players', kind, size, demo);
 const count = Number(values.generated);
 if (count > 0) {
   const generated = await Promise.all(Array.from({ length: count }, (_, i) => subject(`gen_${i}`)));
-  for (const kind of IMAGE_KINDS) {
+  for (const kind of KINDS) {
     const sizes = values['generated-sizes'] === 'default' ? [sizeOfKind(kind)] : sizesOf(values['generated-sizes']!);
     for (const size of sizes) await row(`${count} generated`, kind, size, generated);
   }
