@@ -92,17 +92,14 @@ test('a format named twice, differently, or an unknown one, is refused with the 
   t.is((await plain.get('/v1/render/Knight.webp/64')).json.code, 'invalid_name');
 });
 
-test('Accept is ignored unless the operator turns it on', async (t) => {
+test('Accept chooses only where the operator turns it on (IMAGE_FORMAT_FROM_ACCEPT), and then the answer varies by it', async (t) => {
   for (let i = 0; i < 2; i += 1) {
-    // Twice: the second answer comes from the hot path.
+    // Off (the default): a browser's Accept gets the PNG, and nothing varies. Twice: the second answer comes from the hot path.
     const r = await plain.get('/v1/avatar/Robot/64', accept('image/avif,image/webp,*/*'));
     t.is(r.headers.get('content-type'), 'image/png');
     t.true(isPng(r.bytes));
     t.is(r.headers.get('vary'), null);
   }
-});
-
-test('with IMAGE_FORMAT_FROM_ACCEPT, Accept chooses, and the answer varies by it', async (t) => {
   const cases: Array<[string, string]> = [
     ['image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8', 'webp'],
     ['image/avif', 'avif'],
