@@ -67,6 +67,8 @@ export interface Config {
   cacheRedisUrl: string | null;
   /** Every Redis command's deadline, and how long start-up waits for Redis (ms). */
   redis: { commandTimeoutMs: number; startTimeoutMs: number };
+  /** Whether an image request that names no format gets one from its Accept header (then Vary: Accept). */
+  imageFormatFromAccept: boolean;
   render: { workers: number; chromiumPath: string | null; gpu: 'auto' | 'on' | 'off'; queueLimit: number; jobTimeoutMs: number; batchSize: number; browsers: number | undefined };
   media: MediaSettings;
   search: {
@@ -191,6 +193,7 @@ function readConfig(settings: Settings): Config {
     ...readStorage(settings.section('Cache and Redis')),
     oauth: readOAuth(settings.section('Accounts (OAuth)'), upstreams.external.url),
     render: readRender(settings.section('Render farm')),
+    imageFormatFromAccept: settings.section('Images (skins service)').read('IMAGE_FORMAT_FROM_ACCEPT', false, flag, 'an image request that names no format (`format=`, an extension) gets WebP or AVIF when its `Accept` header names them (PNG otherwise), and the answer says `Vary: Accept`; `false`: Accept is ignored, such a request gets PNG ([Skins service](skins.md#image-formats))'),
     media: readMediaSettings(settings.section('Media service'), { dataDir: base.dataDir, secret: base.sessionSecret }),
     search: readSearch(settings.section('Search service')),
   };

@@ -10,6 +10,7 @@ import { readParams, type Param } from '../api/http/params.ts';
 import { describedRoutes } from '../api/docs/openapi.ts';
 import { ROUTE_TABLES } from '../api/route-tables.ts';
 import { parseRange } from '../api/media/file-response.ts';
+import { readAccept, splitExtension } from '../api/skins/image-format.ts';
 import { parseSelection } from '../api/media/selector.ts';
 import { TokenSigner } from '../api/media/token.ts';
 import { detect, parseQuery } from '../api/search/detect.ts';
@@ -174,6 +175,8 @@ const PARSERS: Array<[string, Parse]> = [
   ['media selector', (text) => parseSelection(contextOf({ query: { img: text } }), { img: text })],
   ['media Range', (text) => parseRange(text, 1000)],
   ['media token', (text) => signer.check(text)],
+  ['image Accept', readAccept],
+  ['image extension', splitExtension],
 ];
 
 // Every parameter reader of the three route tables: each reader of its own, and each kind of

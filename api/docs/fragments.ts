@@ -18,6 +18,7 @@ export const HEADERS = {
   Allow: header('the methods this path answers'),
   'Content-Range': header('bytes first-last/size of a 206; bytes */size of a 416'),
   'Access-Control-Allow-Methods': header('the methods the path answers (on a path the service does not answer: every method it answers anywhere)'),
+  Vary: header('`Accept` when the format was chosen by the Accept header (IMAGE_FORMAT_FROM_ACCEPT)'),
 };
 /** References to shared headers (components.headers), keyed by name as responses list them. */
 export const headers = (...names: Array<keyof typeof HEADERS>) => Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
@@ -27,7 +28,11 @@ export function json(description: string, schema: Schema): Response {
 }
 /** The skins envelope with `data` of the named component schema. */
 export const data = (description: string, name: string) => json(`${description} (envelope, data: ${name})`, envelope(ref(name)));
-export const png = (description: string): Response => ({ description, headers: headers('ETag', 'X-Cache'), content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } });
+const binary = (type: string) => ({ schema: { type: 'string', contentMediaType: type } });
+export const png = (description: string): Response => ({ description, headers: headers('ETag', 'X-Cache'), content: { 'image/png': binary('image/png') } });
+/** A drawn image, in the format the request chose (api/skins/image-format.ts). */
+export const images = (description: string): Response =>
+  ({ description, headers: headers('ETag', 'X-Cache', 'Vary'), content: Object.fromEntries(['image/png', 'image/webp', 'image/avif'].map((type) => [type, binary(type)])) });
 export const HTML = { schema: text };
 export const html = (description: string): Response => ({ description, content: { 'text/html': HTML } });
 export const redirect = (description: string): Response => ({ description, headers: headers('Location') });

@@ -14,12 +14,13 @@ import { IMAGE_ROUTES } from './image-routes.ts';
 import { readParams } from '../http/params.ts';
 import { etagMatches } from '../http/etag.ts';
 import { IMAGE_CACHE_CONTROL, IMAGE_EXPOSED } from './image-response.ts';
+import { acceptedFormat, CONTENT_TYPES, explicitFormat, splitExtension, type ImageFormat } from './image-format.ts';
 import { RATE_GROUPS } from './route-params.ts';
 import type { SkinsService } from './service.ts';
 import type { RawProfile, SourceParam } from './types.ts';
 
-/** The image routes' paths, for names and UUIDs that need no decoding (others go to Koa). */
-const IMAGE_PATH = new RegExp(`^/v1/(${IMAGE_KINDS.join('|')})/([A-Za-z0-9_-]{1,64})(?:/(\\d{1,3}))?$`);
+/** The image routes' paths, for names and UUIDs that need no decoding (others go to Koa); a format's extension last. */
+const IMAGE_PATH = new RegExp(`^/v1/(${IMAGE_KINDS.join('|')})/([A-Za-z0-9_-]{1,64})(?:/(\\d{1,3}))?(\\.[A-Za-z]{3,4})?$`);
 /** Where parseurl (Koa's ctx.path and ctx.querystring) leaves its plain split at the first "?". */
 const NOT_PLAIN = /[\t\n\f\r #\u00a0\ufeff]/;
 /** The parameters of each GET image route, by its path template: what Koa reads for it. */
@@ -28,8 +29,10 @@ const ROUTE_PARAMS = new Map(IMAGE_ROUTES.filter((r) => r.method === 'get').map(
 export interface ParsedImageUrl {
   /** `route`: the route's path template (its metrics label). */
   path: string; route: string; name: string; options: ImageOptions; source: SourceParam;
-  /** Render key and ETag by cached profile (the same object while it is cached). */
-  tags: WeakMap<RawProfile, { key: string; etag: string }>;
+  /** The format the URL names (`format=`, an extension); null: PNG, or by Accept where that is on. */
+  format: ImageFormat | null;
+  /** Render key and ETag by cached profile (the same object while it is cached) and format. */
+  tags: WeakMap<RawProfile, Partial<Record<ImageFormat, { key: string; etag: string }>>>;
 }
 
 /** Koa's reading of a query string (koa/lib/search-params.js): a repeated name gives a list. */
@@ -59,24 +62,29 @@ export function parseImageUrl(url: string, memo: Map<string, ParsedImageUrl | nu
   return parsed;
 }
 
-function readImageUrl(path: string, [, kind, name, size]: RegExpExecArray, search: string): ParsedImageUrl | null {
+function readImageUrl(path: string, [, kind, name, size, extension]: RegExpExecArray, search: string): ParsedImageUrl | null {
   const query = koaQuery(search);
   // A repeated parameter is Koa's 400.
   for (const value of Object.values(query)) if (Array.isArray(value)) return null;
+  // One Koa takes off the path (image-format.ts extensionOf); any other leaves it to Koa.
+  const named = extension ? splitExtension(extension).format : null;
+  if (extension && !named) return null;
   try {
     const route = `/v1/${kind}/{name}${size ? '/{size}' : ''}`;
     // readParams reads ctx.params and ctx.query only.
     const params = readParams({ params: { name, size }, query } as unknown as Context, ROUTE_PARAMS.get(route)!);
-    return { path, route, name: params.name as string, options: imageOptions(kind as ImageKind, params), source: params.source as SourceParam, tags: new WeakMap() };
+    const format = explicitFormat(params.format as ImageFormat | undefined, named);
+    return { path, route, name: params.name as string, options: imageOptions(kind as ImageKind, params), source: params.source as SourceParam, format, tags: new WeakMap() };
   } catch {
     return null;
   }
 }
 
-interface Hit { request: FastRequest; etag: string; png: Buffer | null; read: CacheNamespace<unknown>[] }
+interface Hit { request: FastRequest; etag: string; image: Buffer | null; format: ImageFormat; vary: boolean; read: CacheNamespace<unknown>[] }
 
 export function hotImages(service: SkinsService, fallback: RequestListener): RequestListener {
   const replies = new FastReplies('skins', service.log, service.config);
+  const fromAccept = service.config.imageFormatFromAccept;
 
   // The same few URLs come again and again (embeds): parsed once each.
   const parsedUrls = new LruMap<ParsedImageUrl | null>(10_000, 4 * 1024 * 1024);
@@ -89,17 +97,17 @@ export function hotImages(service: SkinsService, fallback: RequestListener): Req
     const read: CacheNamespace<unknown>[] = [];
     const profile = service.lookup.peek(name, source, read);
     if (!profile) return null;
-    let tag = parsed.tags.get(profile);
-    if (!tag) {
-      tag = service.images.tagOf(profile, options);
-      parsed.tags.set(profile, tag);
-    }
-    const { key, etag } = tag;
+    // As Koa chooses (image-format.ts requestFormat): the URL's format, else Accept's where that is on.
+    const vary = !parsed.format && fromAccept;
+    const format = parsed.format ?? (vary ? acceptedFormat(req.headers.accept) : 'png');
+    let tags = parsed.tags.get(profile);
+    if (!tags) parsed.tags.set(profile, tags = {});
+    const { key, etag } = tags[format] ??= service.images.tagOf(profile, options, format);
     const notModified = etagMatches(req.headers['if-none-match'], etag);
     // Koa answers a 304 from the ETag alone, before reading the render.
-    const png = notModified ? null : service.images.peekRender(key, read);
-    if (png === undefined) return null;
-    return { request: replies.begin(req, started, parsed.path, parsed.route), etag, png, read };
+    const image = notModified ? null : service.images.peekRender(key, read);
+    if (image === undefined) return null;
+    return { request: replies.begin(req, started, parsed.path, parsed.route), etag, image, format, vary, read };
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse, hit: Hit) => {
@@ -114,8 +122,9 @@ export function hotImages(service: SkinsService, fallback: RequestListener): Req
       'Access-Control-Expose-Headers', IMAGE_EXPOSED, 'X-RateLimit-Limit', limits['X-RateLimit-Limit'], 'X-RateLimit-Remaining', limits['X-RateLimit-Remaining'], 'X-RateLimit-Reset', limits['X-RateLimit-Reset'],
       'ETag', hit.etag, 'Cache-Control', IMAGE_CACHE_CONTROL,
     ];
-    if (!hit.png) return replies.send(req, res, hit.request, 304, [...headers, 'X-Cache', 'HIT'], null);
-    replies.send(req, res, hit.request, 200, [...headers, 'Content-Type', 'image/png', 'X-Cache', 'HIT', 'Content-Length', String(hit.png.length)], hit.png);
+    if (hit.vary) headers.push('Vary', 'Accept');
+    if (!hit.image) return replies.send(req, res, hit.request, 304, [...headers, 'X-Cache', 'HIT'], null);
+    replies.send(req, res, hit.request, 200, [...headers, 'Content-Type', CONTENT_TYPES[hit.format], 'X-Cache', 'HIT', 'Content-Length', String(hit.image.length)], hit.image);
   };
 
   return (req, res) => {

@@ -42,7 +42,7 @@ export function notModified(ctx: Context, etag: string): boolean {
 
 export interface PngReply {
   png: Buffer; etag: string; cache: CacheState; download?: string | null;
-  /** Its media type when not a PNG (an animation). */
+  /** Its media type when not a PNG (another format, an animation). */
   type?: string;
 }
 

@@ -6,9 +6,10 @@ import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
 import { fileForm, formFile } from '../http/multipart.ts';
 import { asFormField, choice, inQuery, type Param, type Params } from '../http/params.ts';
 import type { OperationDoc, Route } from '../http/route-table.ts';
-import { png } from '../docs/fragments.ts';
+import { images } from '../docs/fragments.ts';
 import { object } from '../docs/schemas.ts';
 import { IMAGE_KINDS, imageOptions, imageParams, imageSummary, optionsKey, sizeParam, type ImageKind } from './image-params.ts';
+import { CONTENT_TYPES, extensionOf, formatParam, requestFormat } from './image-format.ts';
 import { IMAGE_CACHE_CONTROL, imageEtag, sendPng } from './image-response.ts';
 import { profileOrDemoFallback } from './pages/demo-fallback.ts';
 import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
@@ -29,7 +30,11 @@ export const playerImage = (answer: (ctx: Context, service: SkinsService, profil
   }
 };
 
-const image = (kind: ImageKind) => playerImage((ctx, service, profile, params) => service.images.reply(ctx, profile, imageOptions(kind, params), () => chargeDrawing(ctx, service)));
+const image = (kind: ImageKind) => async (ctx: Context, service: SkinsService, params: Params): Promise<void> => {
+  // Before the lookup: a format named twice, differently, costs no upstream call.
+  const format = requestFormat(ctx, params.format, service.config.imageFormatFromAccept);
+  await playerImage((c, s, profile, p) => s.images.reply(c, profile, imageOptions(kind, p), format, () => chargeDrawing(c, s)))(ctx, service, params);
+};
 
 /** Counts an image this request has drawn (not found cached) against its client's own budget. */
 async function chargeDrawing(ctx: Context, service: SkinsService): Promise<void> {
@@ -57,17 +62,19 @@ async function renderUpload(ctx: Context, service: SkinsService, params: Params)
   const cape = formFile(ctx, 'cape');
   const model = params.model as 'classic' | 'slim' | undefined;
   const options = imageOptions('render', params);
+  const format = requestFormat(ctx, params.format, service.config.imageFormatFromAccept);
   await chargeDrawing(ctx, service);
-  const drawn = await service.images.drawUpload(file.buffer, cape?.buffer ?? null, model === undefined ? null : model === 'slim', options);
+  const drawn = await service.images.drawUpload(file.buffer, cape?.buffer ?? null, model === undefined ? null : model === 'slim', options, format);
   // From the uploaded bytes and the options: two uploads never share a tag.
   const hash = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64url');
-  sendPng(ctx, { png: drawn, etag: imageEtag('upload', hash(file.buffer), cape ? hash(cape.buffer) : '-', model ?? 'guess', optionsKey(options)), cache: 'MISS' });
+  sendPng(ctx, { png: drawn, type: CONTENT_TYPES[format], etag: imageEtag('upload', hash(file.buffer), cape ? hash(cape.buffer) : '-', model ?? 'guess', optionsKey(options), format), cache: 'MISS' });
 }
 
 // The form of an upload: the options of a render (the query may carry them too) and the model.
 const uploadFields: Param[] = [
   asFormField(inQuery('model', 'else guessed from the pixels', choice(['classic', 'slim']))),
   ...imageParams('render', 'query').slice(1).map(asFormField),
+  asFormField(formatParam),
 ];
 const field = (p: Param) => [p.name, { ...p.schema, description: p.description, ...(p.deprecated ? { deprecated: true } : {}) }];
 
@@ -89,24 +96,29 @@ function uploadDoc(fields: readonly Param[], description: string, example: Recor
         },
       },
     },
-    ok: png('the render of the uploaded skin'),
+    ok: images('the render of the uploaded skin'),
     errors: ['missing_param', 'bad_request', 'invalid_skin', 'render_failed', 'overloaded'],
   };
 }
 
 // An upload is nobody's permanent image: nothing may keep it.
-const upload = { limit: RATE_GROUPS.image, cacheControl: 'no-store', before: () => [uploadForm, formFieldsAsQuery], handle: renderUpload };
+const upload = { limit: RATE_GROUPS.image, cacheControl: 'no-store', handle: renderUpload };
+const uploadBefore = (...first: Middleware[]) => () => [...first, uploadForm, formFieldsAsQuery];
 const sizeField = asFormField(sizeParam('query', 256));
+
+const FORMAT_NOTE = 'PNG, WebP (lossless) or AVIF (lossless): by `format=` or an extension on the last segment (`/256.webp`, or `/{name}.webp` without a size), the two agreeing; by `Accept` only where the operator turns IMAGE_FORMAT_FROM_ACCEPT on (then `Vary: Accept`).';
 
 function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
   const route = (sizeIn: 'path' | 'query'): Route<SkinsService> => ({
     method: 'get', path: sizeIn === 'path' ? `/v1/${kind}/{name}/{size}` : `/v1/${kind}/{name}`, limit: RATE_GROUPS.image, cacheControl: IMAGE_CACHE_CONTROL,
-    params: [namePath, ...imageParams(kind, sizeIn), source], handle: image(kind),
+    params: [namePath, ...imageParams(kind, sizeIn), formatParam, source], handle: image(kind),
+    before: () => [extensionOf(sizeIn === 'path' ? 'size' : 'name')],
     doc: {
       summary: imageSummary(kind),
-      description: `Size in pixels ${sizeIn === 'path' ? 'in the path (or as ?size=)' : 'as ?size= (or in the path)'}. Answers HEAD too.`,
-      ok: png('the image'), conditional: true, head: true,
-      errors: ['bad_request', ...LOOKUP_ERRORS, ...(kind === 'avatar' ? [] : ['render_failed', 'overloaded'] as const)],
+      description: `Size in pixels ${sizeIn === 'path' ? 'in the path (or as ?size=)' : 'as ?size= (or in the path)'}. ${FORMAT_NOTE} Answers HEAD too.`,
+      ok: images('the image'), conditional: true, head: true,
+      // overloaded: the render queue, or (an avatar too) the queue of WebP and AVIF encodes.
+      errors: ['bad_request', ...LOOKUP_ERRORS, ...(kind === 'avatar' ? [] : ['render_failed'] as const), 'overloaded'],
     },
   });
   return [route('query'), route('path')];
@@ -115,14 +127,14 @@ function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
 export const IMAGE_ROUTES: Route<SkinsService>[] = [
   ...IMAGE_KINDS.flatMap(imageRoutes),
   {
-    method: 'post', path: '/v1/render', ...upload, params: [sizeField, ...uploadFields],
+    method: 'post', path: '/v1/render', ...upload, before: uploadBefore(), params: [sizeField, ...uploadFields],
     doc: uploadDoc([sizeField, ...uploadFields], 'The size in pixels is a form field, as the options are.', { size: 256, model: 'slim', yaw: 30 }),
   },
   {
     // The first address of the upload, kept for the clients that use it. OpenAPI forbids a second
     // template that differs from /v1/render/{name} only in its parameter's name, so the document
     // lists it under that path item, as deprecated (docs/openapi.md).
-    method: 'post', path: '/v1/render/{size}', docPath: '/v1/render/{name}', ...upload,
+    method: 'post', path: '/v1/render/{size}', docPath: '/v1/render/{name}', ...upload, before: uploadBefore(extensionOf('size')),
     params: [sizeParam('path', 256, 'the size in pixels: for an upload this segment holds no name'), ...uploadFields],
     doc: {
       ...uploadDoc(uploadFields, 'The older address of POST /v1/render, kept for existing clients: the path segment is the size in pixels (POST /v1/render/256), not a player name.', { model: 'slim', yaw: 30 }),

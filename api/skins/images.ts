@@ -12,6 +12,7 @@ import { renderDuration } from '../metrics.ts';
 import type { Cache, CacheNamespace } from '../cache.ts';
 import { LruMap } from '../../shared/lru-map.ts';
 import { ReadThrough } from '../read-through.ts';
+import { CONTENT_TYPES, encodeImage, type ImageFormat } from './image-format.ts';
 import { imageEtag, notModified, sendPng } from './image-response.ts';
 import { optionsKey, type ImageOptions } from './image-params.ts';
 import { ANIMATION_TYPES, encodeAnimation } from '../../renderer/animate.ts';
@@ -55,9 +56,13 @@ function asDrawn(subject: Subject, o: ImageOptions): ImageOptions {
 
 const withCapeFor = (o: ImageOptions) => (o.kind === 'render' || o.kind === 'body') && o.equip !== 'none';
 
-/** The render cache key, and the ETag's source: what decides the pixels (options as drawn). */
-function imageKey(subject: Subject, options: ImageOptions): string {
-  return `${optionsKey(options)}|${subject.skinKey}|${+subject.slim}|${withCapeFor(options) ? subject.capeKey : '-'}`;
+/**
+ * The render cache key, and the ETag's source: what decides the pixels (options as drawn), and
+ * the format (PNG's keys are those of before formats).
+ */
+function imageKey(subject: Subject, options: ImageOptions, format: ImageFormat): string {
+  const key = `${optionsKey(options)}|${subject.skinKey}|${+subject.slim}|${withCapeFor(options) ? subject.capeKey : '-'}`;
+  return format === 'png' ? key : `${key}|${format}`;
 }
 
 export class ImageRenderer {
@@ -82,19 +87,24 @@ export class ImageRenderer {
     this.farm = farm;
   }
 
-  /** Answers one image request for a player's profile; `admit` is asked before this request draws an image of its own. */
-  async reply(ctx: Context, profile: RawProfile, asked: ImageOptions, admit?: () => Promise<void>): Promise<void> {
+  /**
+   * Answers one image request for a player's profile; `admit` is asked before this request draws
+   * an image of its own (or encodes one: a WebP or AVIF is made from the PNG, itself cached).
+   */
+  async reply(ctx: Context, profile: RawProfile, asked: ImageOptions, format: ImageFormat, admit?: () => Promise<void>): Promise<void> {
     const subject = subjectOf(profile);
     const options = asDrawn(subject, asked);
-    const withCape = withCapeFor(options);
-    const key = imageKey(subject, options);
+    const key = imageKey(subject, options, format);
     const etag = imageEtag(key);
     if (notModified(ctx, etag)) return;
-    const { value, cache } = await this.renders.get(key, async () => {
-      const { skin, cape } = await this.texturesOf(subject, withCape);
-      return this.draw(options, skin, subject.slim, cape);
-    }, { admit });
-    sendPng(ctx, { png: asBuffer(value), etag, cache });
+    const png = async () => (await this.renders.get(imageKey(subject, options, 'png'), () => this.drawSubject(subject, options))).value;
+    const { value, cache } = await this.renders.get(key, async () => (format === 'png' ? this.drawSubject(subject, options) : encodeImage(asBuffer(await png()), format)), { admit });
+    sendPng(ctx, { png: asBuffer(value), type: CONTENT_TYPES[format], etag, cache });
+  }
+
+  private async drawSubject(subject: Subject, options: ImageOptions): Promise<Buffer> {
+    const { skin, cape } = await this.texturesOf(subject, withCapeFor(options));
+    return this.draw(options, skin, subject.slim, cape);
   }
 
   /**
@@ -128,9 +138,9 @@ export class ImageRenderer {
   }
 
   /** The render key and ETag of a player's image, for a fast path that answers without reply(). */
-  tagOf(profile: RawProfile, options: ImageOptions): { key: string; etag: string } {
+  tagOf(profile: RawProfile, options: ImageOptions, format: ImageFormat): { key: string; etag: string } {
     const subject = subjectOf(profile);
-    const key = imageKey(subject, asDrawn(subject, options));
+    const key = imageKey(subject, asDrawn(subject, options), format);
     return { key, etag: imageEtag(key) };
   }
 
@@ -143,11 +153,12 @@ export class ImageRenderer {
   }
 
   /** Renders an uploaded skin and cape (not cached: every upload is its own subject; it has no name to flip). */
-  async drawUpload(file: Buffer, capeFile: Buffer | null, slim: boolean | null, options: ImageOptions): Promise<Buffer> {
+  async drawUpload(file: Buffer, capeFile: Buffer | null, slim: boolean | null, options: ImageOptions, format: ImageFormat): Promise<Buffer> {
     const skin = await normalizeSkin(file);
     // Checked even when not drawn (equip=none): a broken file is the client's to hear about.
     const cape = capeFile ? await normalizeCape(capeFile) : null;
-    return this.draw({ ...options, flip: false }, skin, slim ?? skin.slimGuess, withCapeFor(options) ? cape : null);
+    const png = await this.draw({ ...options, flip: false }, skin, slim ?? skin.slimGuess, withCapeFor(options) ? cape : null);
+    return format === 'png' ? png : encodeImage(png, format);
   }
 
   private skin(url: string, hash: string): Promise<NormalizedSkin> {
