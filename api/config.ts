@@ -355,7 +355,7 @@ function readRender(s: Settings): Config['render'] {
     // Jobs one page draws in one frame: more is more renders/s, fewer is lower latency.
     batchSize: s.read('RENDER_BATCH_SIZE', 8, integer(1, 16), 'jobs one page draws in one frame (8 measured best on 2 cores)'),
     // Chromium instances the pages are spread over; 0 = one per page in software, one on a GPU.
-    browsers: s.read('RENDER_BROWSERS', 0, integer(0, 64), 'Chromium instances the pages are spread over; 0 = auto: one per page without a GPU (each has its own SwiftShader GPU process, 4-12% more renders/s on 2 cores) and one shared with a GPU') || undefined,
+    browsers: s.read('RENDER_BROWSERS', 0, integer(0, 64), 'Chromium instances the pages are spread over; 0 = auto: one, shared by every page (a second one per page drew no more on 2 cores and costs ~45 MB PSS each; more keep a crash to some pages)') || undefined,
     chromiumPath: s.optional('CHROMIUM_PATH', text, { default: 'auto', meaning: 'browser binary; auto tries a system Chromium, then the one in `@sparticuz/chromium`' }),
     gpu: s.read('RENDER_GPU', 'auto', oneOf(['auto', 'on', 'off']), '`on` uses the GPU, `off` forces SwiftShader'),
   };

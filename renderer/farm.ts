@@ -11,10 +11,12 @@
 // one timer: when it fires on a job a page holds, that page's thread is ended, the page closed and
 // replaced, and the batch's other jobs retried once.
 //
-// Without a GPU every page gets a browser of its own by default: each browser has one GPU
-// process (SwiftShader) that draws for all of its pages in turn; two pages in two browsers drew
-// 3-12% more than two pages sharing one on two cores (docs/benchmarks.md), and a crash takes
-// down half the pages instead of all. With a GPU, pages share one browser.
+// Pages share one browser by default, with a GPU or without: each browser has one GPU process
+// (SwiftShader without a GPU) that draws for all of its pages in turn. Two pages in two browsers
+// once drew 3-12% more than two sharing one on two cores; with textures packed and the outer
+// layer drawn from both sides the two measured the same (docs/benchmarks.md, issue #29), and a
+// second browser costs its browser, GPU, zygote and utility processes (~45 MB PSS).
+// RENDER_BROWSERS spreads the pages over more (a crash then takes down only some of them).
 import { existsSync } from 'node:fs';
 import { RenderError, RenderFarmConfigError } from './errors.ts';
 import { ownBytes } from '../shared/own-bytes.ts';
@@ -149,7 +151,7 @@ export class RenderFarm {
       queueLimit: config.queueLimit ?? 512,
       jobTimeoutMs: config.jobTimeoutMs ?? 10_000,
       batchSize: config.batchSize ?? 8,
-      browsers: Math.min(workers, Math.max(1, config.browsers ?? (gpu ? 1 : workers))),
+      browsers: Math.min(workers, Math.max(1, config.browsers ?? 1)),
       pageHeapLimitBytes: config.pageHeapLimitBytes ?? 256 << 20,
       pageExtension: config.pageExtension ?? null,
     };
