@@ -105,7 +105,7 @@ function exitCode(error: Error | undefined): number | null {
 
 test('SIGKILL of the API process takes every browser process with it', async (t) => {
   const mark = randomUUID();
-  const app = await startApp({ SERVICES: 'skins', RENDER_WORKERS: '2', SKINFARM_TEST_MARK: mark });
+  const app = await startApp({ SERVICES: 'skins', RENDER_WORKERS: '2', RENDER_BROWSERS: '2', SKINFARM_TEST_MARK: mark });
   t.teardown(() => app.stop());
   const rendered = await call(`${app.urls.skins}/v1/render/256`, { method: 'POST', body: await uploadForm() });
   t.is(rendered.status, 200);
@@ -154,7 +154,7 @@ test('SIGTERM with one browser up and another launching leaves no browser', asyn
   const mark = randomUUID();
   const chromium = await gatedChromium(t, 1);
   // Once the free browser is up (and its tree seen) the gated one is still launching.
-  const { code, log, seen } = await stopDuringStart({ SERVICES: 'skins', RENDER_WORKERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark }, 'chromium started', (tree) => chromium.launched() && zygote(tree));
+  const { code, log, seen } = await stopDuringStart({ SERVICES: 'skins', RENDER_WORKERS: '2', RENDER_BROWSERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark }, 'chromium started', (tree) => chromium.launched() && zygote(tree));
   t.is(code, 0, log);
   t.regex(log, /stopped during start-up/);
   await assertNoneLeft(t, seen, mark);
@@ -190,7 +190,7 @@ test('SIGTERM under load: renders in flight finish, then no browser is left', as
 test('SIGTERM while a crashed browser is started again leaves no browser', async (t) => {
   const mark = randomUUID();
   const chromium = await gatedChromium(t, 2);
-  const app = await startApp({ SERVICES: 'skins', RENDER_WORKERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark });
+  const app = await startApp({ SERVICES: 'skins', RENDER_WORKERS: '2', RENDER_BROWSERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark });
   t.teardown(() => app.stop());
   const seen = watchTree(app.process.pid!);
   const [crashed] = descendants(app.process.pid!).filter(isBrowser);

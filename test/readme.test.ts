@@ -54,6 +54,8 @@ test('the README\'s examples run against `npm run demo`: each command succeeds a
   for (const image of ['ranger.png', 'avatar.png']) {
     t.true((await fs.readFile(path.join(dir, image))).subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), image);
   }
+  const still = await fs.readFile(path.join(dir, 'ranger.webp'));
+  t.is(still.toString('latin1', 8, 12), 'WEBP', 'the still is a WebP');
   const turntable = await fs.readFile(path.join(dir, 'knight.webp'));
   t.is(turntable.toString('latin1', 8, 12), 'WEBP', 'the turntable is a WebP');
   t.is((await sharp(turntable).metadata()).pages, 36, 'of 36 frames');

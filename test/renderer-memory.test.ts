@@ -83,15 +83,17 @@ test('trim() replaces a page that has drawn, keeps one that has not, and the far
   t.deepEqual(lines, []);
 });
 
-test('a browser runs one renderer process per page: no blank tab holds one of its own, also after a page is replaced', async (t) => {
-  const farm = await RenderFarm.create({ workers: 1, gpu: 'off' }, createLogger('warn', {}, () => {}));
+test('by default the pages share one browser, which runs one renderer process per page: no blank tab holds one of its own', async (t) => {
+  const farm = await RenderFarm.create({ workers: 2, gpu: 'off' }, createLogger('warn', {}, () => {}));
   t.teardown(() => farm.close());
+  t.is(farm.info().browsers, 1);
+  t.is(farm.browserPids().length, 1);
   const renderers = () => farm.browserPids().flatMap((pid) => descendants(pid)).filter((p) => p.cmd.includes('--type=renderer'));
-  t.is(renderers().length, 1);
+  t.is(renderers().length, 2);
   const skin = await skinMaker();
   t.deepEqual(await renderAll(farm, Array.from({ length: 8 }, (_, i) => head(skin(i), i))), []);
   // trim() closes the page that drew, leaving the browser without one until the fresh page opens.
   await farm.trim();
-  t.like(farm.stats(), { pagesOpened: 2, pagesAlive: 1, browserRestarts: 0 });
+  t.like(farm.stats(), { pagesAlive: 2, browserRestarts: 0 });
   t.truthy(await farm.render(head(skin(1), 30)));
 });
