@@ -205,13 +205,17 @@ async function loadScene(browser: Browser, page: Page, cdp: CDPSession): Promise
 async function openTrusted(browser: BrowserRef, opening: number, task: WorkerTask): Promise<PageState> {
   const expected = task.selfCheck;
   for (let attempt = 1; ; attempt += 1) {
-    const gpu = gpuProcess(browser.pid);
+    const before = gpuProcess(browser.pid);
     const opened = await openPage(browser.key, opening);
     const digest = await selfCheck(opened).catch((error: Error) => {
       if (LOST.test(error.message)) return null;
       closePage(opened);
       throw error;
     });
+    // A browser just started may not have its GPU process yet (it has no window to draw): the
+    // first one to run is then the one the page's context was made in, or the context was lost,
+    // which the self-check or the next batch's checks find.
+    const gpu = before ?? gpuProcess(browser.pid);
     if (digest !== null && gpu && gpuStillRunning(gpu)) {
       if (expected !== null && digest !== expected) {
         closePage(opened);

@@ -1,6 +1,7 @@
 // The README's commands, run as a newcomer would: `npm run demo`, then the examples of "One
 // example per service" in a shell, against the demo on free ports (the README says 3000-3002).
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -24,15 +25,19 @@ function shellBlock(heading: string): string {
 test('the README\'s examples run against `npm run demo`: each command succeeds and each image is a PNG', async (t) => {
   const ports = { 3000: await freePort(), 3001: await freePort(), 3002: await freePort() };
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-readme-'));
-  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  // Removed once the demo has ended (teardowns run last first): it writes DATA_DIR as it stops.
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true, maxRetries: 5 }));
   const env = {
     PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HOST: '127.0.0.1', DATA_DIR: path.join(dir, 'data'), RENDER_WORKERS: '1',
     SKINS_PORT: String(ports[3000]), MEDIA_PORT: String(ports[3001]), SEARCH_PORT: String(ports[3002]), MEDIA_PASSWORD: 'readme-media-password',
   };
   // The README's own two commands: `npm install` has been run for the suite; this is the second.
   const demo = spawn('npm', ['run', '-s', 'demo'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
-  t.teardown(() => {
-    if (demo.exitCode === null) process.kill(-demo.pid!, 'SIGTERM');
+  t.teardown(async () => {
+    if (demo.exitCode !== null || demo.signalCode !== null) return;
+    const exited = once(demo, 'exit');
+    process.kill(-demo.pid!, 'SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
   });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the demo was not ready in 120 s')), 120_000);
