@@ -16,24 +16,24 @@ import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts'
 import type { SkinsService } from './service.ts';
 import type { RawProfile, SourceParam } from './types.ts';
 
-interface UploadedFile { buffer: Buffer; size: number }
-
-/** A handler that answers with an image of the named player (or of the demo player standing in), drawn by `answer`. */
-export const playerImage = (answer: (ctx: Context, service: SkinsService, profile: RawProfile, params: Params) => Promise<void>) => async (ctx: Context, service: SkinsService, params: Params): Promise<void> => {
+/**
+ * Answers with an image of the named player (or of the demo player standing in), drawn by `answer`.
+ */
+export async function answerForPlayer(ctx: Context, service: SkinsService, params: Params, answer: (profile: RawProfile) => Promise<void>): Promise<void> {
   const name = params.name as string;
   const { profile, fallback } = await profileOrDemoFallback(name, service.config.demoPlayer, async () => (await service.lookup.find(name, params.source as SourceParam)).value);
-  await answer(ctx, service, profile, params);
+  await answer(profile);
   if (fallback) {
     // Another player's image stands in for this one: stricter than the route's caching, nobody keeps it.
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Demo-Fallback', fallback);
   }
-};
+}
 
 const image = (kind: ImageKind) => async (ctx: Context, service: SkinsService, params: Params): Promise<void> => {
   // Before the lookup: a format named twice, differently, costs no upstream call.
   const format = requestFormat(ctx, params.format, service.config.imageFormatFromAccept);
-  await playerImage((c, s, profile, p) => s.images.reply(c, profile, imageOptions(kind, p), format, () => chargeDrawing(c, s)))(ctx, service, params);
+  await answerForPlayer(ctx, service, params, (profile) => service.images.reply(ctx, profile, imageOptions(kind, params), format, () => chargeDrawing(ctx, service)));
 };
 
 /** Counts an image this request has drawn (not found cached) against its client's own budget. */

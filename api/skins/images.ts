@@ -56,12 +56,15 @@ function asDrawn(subject: Subject, o: ImageOptions): ImageOptions {
 
 const withCapeFor = (o: ImageOptions) => (o.kind === 'render' || o.kind === 'body') && o.equip !== 'none';
 
+/** The part of an image's key that says what is drawn: the skin, its model, and the cape when one is drawn. */
+const texturesKey = (subject: Subject, withCape: boolean) => `${subject.skinKey}|${+subject.slim}|${withCape ? subject.capeKey : '-'}`;
+
 /**
  * The render cache key, and the ETag's source: what decides the pixels (options as drawn), and
  * the format (PNG's keys are those of before formats).
  */
 function imageKey(subject: Subject, options: ImageOptions, format: ImageFormat): string {
-  const key = `${optionsKey(options)}|${subject.skinKey}|${+subject.slim}|${withCapeFor(options) ? subject.capeKey : '-'}`;
+  const key = `${optionsKey(options)}|${texturesKey(subject, withCapeFor(options))}`;
   return format === 'png' ? key : `${key}|${format}`;
 }
 
@@ -114,7 +117,7 @@ export class ImageRenderer {
   async replyTurntable(ctx: Context, profile: RawProfile, asked: TurntableOptions, admit?: () => Promise<void>): Promise<void> {
     const subject = subjectOf(profile);
     const options = { ...asked, still: asDrawn(subject, asked.still) };
-    const key = `${turntableKey(options)}|${subject.skinKey}|${+subject.slim}|${withCapeFor(options.still) ? subject.capeKey : '-'}`;
+    const key = `${turntableKey(options)}|${texturesKey(subject, withCapeFor(options.still))}`;
     const etag = imageEtag(key);
     if (notModified(ctx, etag)) return;
     const { value, cache } = await this.renders.get(key, async () => {

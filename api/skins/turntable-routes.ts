@@ -1,17 +1,19 @@
 // GET /v1/turntable/{name}[/{size}]: a player's 3D render turning a full turn, as an animation.
 // Counted in the `image` group like every image; one that must be drawn also costs the client's
 // `turntable` budget (a cached one costs nothing more).
+import type { Context } from 'koa';
 import type { Response } from '../docs/openapi-types.ts';
 import { headers } from '../docs/fragments.ts';
+import type { Params } from '../http/params.ts';
 import type { Route } from '../http/route-table.ts';
 import { ANIMATION_TYPES } from '../../renderer/animate.ts';
-import { playerImage } from './image-routes.ts';
+import { answerForPlayer } from './image-routes.ts';
 import { IMAGE_CACHE_CONTROL } from './image-response.ts';
 import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
 import type { SkinsService } from './service.ts';
 import { TURNTABLE_MAX_SIZE, turntableOptions, turntableParams } from './turntable.ts';
 
-const turntable = playerImage((ctx, service, profile, params) => service.images.replyTurntable(ctx, profile, turntableOptions(params), async () => {
+const turntable = (ctx: Context, service: SkinsService, params: Params) => answerForPlayer(ctx, service, params, (profile) => service.images.replyTurntable(ctx, profile, turntableOptions(params), async () => {
   await service.limiter.enforce(RATE_GROUPS.turntable, ctx.ip, 'too many uncached turntables from this address; cached ones are still served');
 }));
 
