@@ -3,6 +3,7 @@
 // and CRCs, not a decode and a deflate per frame. libvips (sharp) cannot write APNG.
 // Layout (the APNG spec): IHDR, acTL, then per frame fcTL and its data (IDAT for the first frame,
 // fdAT with a sequence number for the others), IEND; fcTL and fdAT share one sequence.
+import { pngChunks } from './png-decode.ts';
 import { chunk, SIGNATURE } from './png-encode.ts';
 
 interface Frame { header: Buffer; data: Buffer[] }
@@ -12,16 +13,12 @@ function readFrame(png: Buffer): Frame {
   if (png.length < SIGNATURE.length || !png.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new Error('an APNG frame is not a PNG');
   let header: Buffer | null = null;
   const data: Buffer[] = [];
-  for (let at = SIGNATURE.length; at + 12 <= png.length;) {
-    const length = png.readUInt32BE(at);
-    const type = png.toString('latin1', at + 4, at + 8);
-    const body = png.subarray(at + 8, at + 8 + length);
+  for (const { type, body } of pngChunks(png)) {
     if (type === 'IHDR') header = body;
     else if (type === 'IDAT') data.push(body);
     else if (type === 'IEND') break;
     // A critical chunk (PLTE) would have to be the animation's too: not what the farm draws.
     else if (type.charCodeAt(0) < 0x61) throw new Error(`an APNG frame has a ${type} chunk`);
-    at += 12 + length;
   }
   if (!header || data.length === 0) throw new Error('an APNG frame has no header or no image data');
   return { header, data };

@@ -20,18 +20,24 @@ export function decodeSimplePng(png: Buffer, maxSide: number): RawImage | null {
   }
 }
 
+/** The chunks of a PNG after its 8-byte signature, in order (IEND too); throws at a chunk cut short. */
+export function* pngChunks(png: Buffer): Generator<{ type: string; body: Buffer }> {
+  for (let offset = 8; offset + 8 <= png.length;) {
+    const length = png.readUInt32BE(offset);
+    const type = png.toString('latin1', offset + 4, offset + 8);
+    const body = png.subarray(offset + 8, offset + 8 + length);
+    if (body.length !== length) throw new Error(`the PNG's ${type} chunk is cut short`);
+    offset += 12 + length;
+    yield { type, body };
+  }
+}
+
 function read(png: Buffer, maxSide: number): RawImage | null {
-  let offset = 8;
   let width = 0, height = 0, colourType = -1;
   let palette: Buffer | null = null;
   let transparency: Buffer | null = null;
   const compressed: Buffer[] = [];
-  while (offset + 8 <= png.length) {
-    const length = png.readUInt32BE(offset);
-    const type = png.toString('latin1', offset + 4, offset + 8);
-    const body = png.subarray(offset + 8, offset + 8 + length);
-    if (body.length !== length) return null;
-    offset += 12 + length;
+  for (const { type, body } of pngChunks(png)) {
     if (type === 'IHDR') {
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);
