@@ -1,9 +1,10 @@
 # One image for every service; SERVICES picks which ones a container runs.
-# Chromium comes from Debian (RENDER_GPU decides SwiftShader or the GPU at run time).
+# Chromium comes from Debian (RENDER_GPU decides SwiftShader or the GPU at run time): its ANGLE
+# reaches an NVIDIA GPU through glvnd's libEGL (libegl1), the bundled @sparticuz one does not.
 FROM debian:bookworm-slim
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium fonts-dejavu-core ca-certificates nodejs npm libjemalloc2 \
+ && apt-get install -y --no-install-recommends chromium libegl1 fonts-dejavu-core ca-certificates nodejs npm libjemalloc2 \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -3,17 +3,17 @@
 // Without a GPU WebGL runs on SwiftShader (ANGLE's software Vulkan); with one, ANGLE on EGL.
 // Chromium speaks CDP over a pipe only, held by the relay thread (cdp-relay.ts): it listens on no
 // DevTools port, which any local process (of any user) could otherwise connect to and drive.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, CDPSession } from 'puppeteer-core';
 import { withoutJemalloc } from '../shared/allocator.ts';
+import { wantsGpu, type GpuBackend, type GpuMode } from './gpu.ts';
 import type { Logger } from '../shared/log.ts';
 import { relay } from './relay.ts';
 import { connectBrowser } from './relay-transport.ts';
 
-export type GpuMode = 'auto' | 'on' | 'off';
 
 const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
 
@@ -30,25 +30,7 @@ export async function resolveChromium(configured: string | null): Promise<Resolv
   return { executablePath: await bundled.executablePath(), origin: 'bundled' };
 }
 
-/**
- * The rule of gpu 'auto': a GPU is assumed when the host exposes an NVIDIA device or a DRM render
- * node (/dev/dri/renderD*), as a container does when it is given a GPU.
- */
-function gpuPresent(): boolean {
-  if (existsSync('/dev/nvidia0')) return true;
-  try {
-    return readdirSync('/dev/dri').some((name) => name.startsWith('renderD'));
-  } catch {
-    return false;
-  }
-}
-
-/** Whether a mode means the GPU on this host. */
-export function wantsGpu(mode: GpuMode): boolean {
-  return mode === 'on' || (mode === 'auto' && gpuPresent());
-}
-
-export function chromiumArgs(gpu: boolean): string[] {
+export function chromiumArgs(gpu: boolean, backend: GpuBackend = 'gl-egl'): string[] {
   const common = [
     '--headless=new',
     '--no-sandbox',
@@ -73,7 +55,8 @@ export function chromiumArgs(gpu: boolean): string[] {
     '--disable-backgrounding-occluded-windows',
   ];
   return gpu
-    ? [...common, '--enable-gpu', '--use-gl=angle', '--use-angle=gl-egl', '--enable-gpu-rasterization']
+    // Vulkan needs the feature as well as the ANGLE backend: without it the GPU process falls back.
+    ? [...common, '--enable-gpu', '--use-gl=angle', `--use-angle=${backend}`, '--enable-gpu-rasterization', ...(backend === 'vulkan' ? ['--enable-features=Vulkan'] : [])]
     // Not --in-process-gpu: a few per cent faster here, but Chromium then crashed now and then at
     // start (general protection faults in its thread pool).
     : [...common, '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-gpu-compositing'];
@@ -120,13 +103,13 @@ let warnedUnbound = false;
 let lastKey = 0;
 
 /** Starts Chromium in the relay; `stop` aborting kills it and rejects with the abort reason. */
-async function startChromium(executablePath: string, gpu: boolean, log: Logger, stop?: AbortSignal): Promise<{ key: string; pid: number; userDataDir: string }> {
+async function startChromium(executablePath: string, gpu: boolean, backend: GpuBackend, log: Logger, stop?: AbortSignal): Promise<{ key: string; pid: number; userDataDir: string }> {
   for (let attempt = 1; ; attempt += 1) {
     stop?.throwIfAborted();
     const userDataDir = await mkdtemp(path.join(os.tmpdir(), 'skinfarm-chromium-'));
     // No startup window: its blank tab was a renderer process (~14 MB PSS) that drew nothing; the
     // browser lives on with no page (while a page is replaced, say) until it is closed.
-    const command = boundCommand(executablePath, [...chromiumArgs(gpu), `--user-data-dir=${userDataDir}`, '--remote-debugging-pipe', '--no-startup-window']);
+    const command = boundCommand(executablePath, [...chromiumArgs(gpu, backend), `--user-data-dir=${userDataDir}`, '--remote-debugging-pipe', '--no-startup-window']);
     if (!command.bound && !warnedUnbound) {
       warnedUnbound = true;
       log.warn('setpriv (util-linux) not found: Chromium may outlive this process if it is killed');
@@ -150,10 +133,10 @@ async function startChromium(executablePath: string, gpu: boolean, log: Logger, 
 }
 
 /** Starts a browser; `stop` aborting while it starts kills it and rejects with the abort reason. */
-export async function launchBrowser(configured: string | null, mode: GpuMode, log: Logger, stop?: AbortSignal): Promise<LaunchedBrowser> {
+export async function launchBrowser(configured: string | null, mode: GpuMode, log: Logger, stop?: AbortSignal, backend: GpuBackend = 'gl-egl'): Promise<LaunchedBrowser> {
   const resolved = await resolveChromium(configured);
   const gpu = wantsGpu(mode);
-  const { key, pid, userDataDir } = await startChromium(resolved.executablePath, gpu, log, stop);
+  const { key, pid, userDataDir } = await startChromium(resolved.executablePath, gpu, backend, log, stop);
   const close = async () => {
     // Waits until the process has exited; a relay that ended took its browsers with it.
     await relay().request({ op: 'close', browser: key }).catch(() => {});
@@ -163,7 +146,7 @@ export async function launchBrowser(configured: string | null, mode: GpuMode, lo
   let probe: CDPSession;
   try {
     browser = await connectBrowser(key, (request) => relay().connect(request), 30_000);
-    log.info('chromium started', { executable: resolved.executablePath, origin: resolved.origin, version: await browser.version(), gpu, pid });
+    log.info('chromium started', { executable: resolved.executablePath, origin: resolved.origin, version: await browser.version(), gpu, ...(gpu ? { backend } : {}), pid });
     // A session of its own for liveness probes: Browser.version() answers from a cache.
     probe = await browser.target().createCDPSession();
   } catch (error) {

@@ -21,13 +21,16 @@ import { existsSync } from 'node:fs';
 import { RenderError, RenderFarmConfigError } from './errors.ts';
 import { ownBytes } from '../shared/own-bytes.ts';
 import type { Logger } from '../shared/log.ts';
-import { launchBrowser, wantsGpu, type GpuMode, type LaunchedBrowser } from './browser.ts';
+import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { GPU_BACKENDS, wantsGpu, type GpuBackend, type GpuMode } from './gpu.ts';
 import { IN_DOUBT, SELF_CHECK_FAILED, toWireJob, type PageMemory, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
 import { PageWorker } from './page-worker.ts';
 
 export interface RenderFarmConfig {
   workers: number;
   gpu: GpuMode;
+  /** The ANGLE backend on a GPU (ignored in software). Default `gl-egl`. */
+  gpuBackend?: GpuBackend;
   /** Chromium to run; else a system Chromium, else the one inside @sparticuz/chromium. */
   chromiumPath?: string | null;
   /** Jobs waiting beyond this are refused with `overloaded` (503) at once. Default 512. */
@@ -65,6 +68,7 @@ function validate(config: RenderFarmConfig): void {
   whole('browsers', 1, 64);
   whole('pageHeapLimitBytes', 1 << 20, 2 ** 40);
   if (!['auto', 'on', 'off'].includes(config.gpu)) throw new RenderFarmConfigError('gpu', '"auto", "on" or "off"', config.gpu);
+  if (config.gpuBackend !== undefined && !GPU_BACKENDS.includes(config.gpuBackend)) throw new RenderFarmConfigError('gpuBackend', GPU_BACKENDS.map((b) => `"${b}"`).join(', '), config.gpuBackend);
   // Else every page's thread would fail to start, and the farm with it, long after.
   if (config.pageExtension != null && !existsSync(config.pageExtension)) throw new RenderFarmConfigError('pageExtension', 'an existing file', config.pageExtension);
 }
@@ -139,14 +143,29 @@ export class RenderFarm {
   /**
    * Starts the browsers and warms every worker's page, so the first request pays no start-up.
    * When `stop` aborts meanwhile, what was started is closed and this rejects with its reason.
+   * A farm asked to use the GPU that cannot start on it starts again in software, with a warning.
    */
   static async create(config: RenderFarmConfig, log: Logger, stop?: AbortSignal): Promise<RenderFarm> {
     validate(config);
+    if (!wantsGpu(config.gpu)) return RenderFarm.start(config, log, stop);
+    try {
+      return await RenderFarm.start(config, log, stop);
+    } catch (error) {
+      if (stop?.aborted) throw error;
+      // A GPU host whose driver or Chromium build cannot give WebGL a context (the bundled
+      // Chromium has no ANGLE backend for NVIDIA's driver) still serves images, in software.
+      log.warn('the render pages could not start on the GPU; rendering in software (SwiftShader)', { backend: config.gpuBackend ?? 'gl-egl', err: (error as Error).message });
+      return RenderFarm.start({ ...config, gpu: 'off' }, log, stop);
+    }
+  }
+
+  private static async start(config: RenderFarmConfig, log: Logger, stop?: AbortSignal): Promise<RenderFarm> {
     const workers = config.workers;
     const gpu = wantsGpu(config.gpu);
     const full: Required<RenderFarmConfig> = {
       workers,
       gpu: gpu ? 'on' : 'off',
+      gpuBackend: config.gpuBackend ?? 'gl-egl',
       chromiumPath: config.chromiumPath ?? null,
       queueLimit: config.queueLimit ?? 512,
       jobTimeoutMs: config.jobTimeoutMs ?? 10_000,
@@ -156,7 +175,7 @@ export class RenderFarm {
       pageExtension: config.pageExtension ?? null,
     };
     // All launches settle before a failure counts, so the browsers that did start are closed.
-    const launches = await Promise.allSettled(Array.from({ length: full.browsers }, () => launchBrowser(full.chromiumPath, full.gpu, log, stop)));
+    const launches = await Promise.allSettled(Array.from({ length: full.browsers }, () => launchBrowser(full.chromiumPath, full.gpu, log, stop, full.gpuBackend)));
     const browsers = launches.flatMap((l) => (l.status === 'fulfilled' ? [l.value] : []));
     const failed = launches.find((l) => l.status === 'rejected');
     if (failed || stop?.aborted) {
@@ -401,7 +420,7 @@ export class RenderFarm {
           this.counters.browserRestarts += 1;
           this.log.warn(suspect ? 'chromium failed a self-check; starting a new one' : 'chromium died; starting a new one', { browser: i });
           await dead.close().catch(() => {});
-          this.browsers[i] = await launchBrowser(this.config.chromiumPath, this.config.gpu, this.log, this.closeSignal.signal);
+          this.browsers[i] = await launchBrowser(this.config.chromiumPath, this.config.gpu, this.log, this.closeSignal.signal, this.config.gpuBackend);
           this.watch(this.browsers[i]);
         }
       } catch (error) {

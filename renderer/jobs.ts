@@ -2,7 +2,8 @@
 import type { PoseName } from '../shared/skin-layout.ts';
 import type { NormalizedCape, NormalizedSkin } from './skin-normalize.ts';
 
-export type RenderKind = 'render' | 'cube' | 'head' | 'body';
+export const RENDER_KINDS = ['render', 'cube', 'head', 'body'] as const;
+export type RenderKind = (typeof RENDER_KINDS)[number];
 
 /** How a figure is seen: shared by the image endpoints' options and the render jobs. */
 export interface ViewOptions {

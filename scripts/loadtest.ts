@@ -6,7 +6,7 @@
 //
 //   npm run loadtest -- [scenario...|all] [--seconds 10] [--runs 3] [--connections 64] [--threads 2]
 //                       [--players 10000] [--cached 1000] [--warmup 3] [--timeout 10] [--url http://127.0.0.1:3000] [--json]
-//                       [--cpu-prof <dir>] [--rate <req/s>]
+//                       [--cpu-prof <dir>] [--rate <req/s>] [--warm-per-second 1500]
 //
 // Without --rate each connection sends its next request the moment it is answered (a closed
 // loop: at saturation, latency is mostly queueing). --rate paces the requests at that many per
@@ -43,6 +43,8 @@ const { values, positionals } = parseArgs({
     json: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
     rate: { type: 'string' },
+    // warm-render's players per second of a run: each is drawn once, so a faster host needs more.
+    'warm-per-second': { type: 'string', default: '1500' },
   },
 });
 
@@ -89,7 +91,7 @@ const EMBED_KINDS = ['avatar', 'render', 'head', 'body'];
 const embedCached = (n: number) => `/v1/${EMBED_KINDS[n % 4]}/gen_${Math.floor(n / 4) % cached}/64`;
 
 /** warm-render's walk: a player per request, never one twice in the whole measurement (at most this many a second). */
-const WARM_PER_SECOND = 1500;
+const WARM_PER_SECOND = int('warm-per-second', 100, 100_000);
 const warmPlayers = Math.max(15_000, runs * seconds * WARM_PER_SECOND);
 
 /** Fetches each player's skin and cape through the service, so its textures are cached and only the render remains. */

@@ -48,6 +48,21 @@ test.serial('warm at creation: it knows its browsers and WebGL renderer, and the
   t.like(farm.stats(), { workers: 2, pagesAlive: 2, queued: 0, running: 0, completed: 1, failed: 0 });
 });
 
+test.serial('asked for the GPU where WebGL cannot start on it, the farm starts in software and says so', async (t) => {
+  // No GPU here: the GPU flags give the pages no WebGL context (or a software one, in a
+  // Chromium whose ANGLE falls back to Mesa). Either way images are drawn, and gpu is false.
+  const lines: string[] = [];
+  const onGpu = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'on', jobTimeoutMs: 20_000 }, createLogger('warn', {}, (line) => lines.push(line)));
+  try {
+    const info = onGpu.info();
+    t.false(info.gpu);
+    if (/SwiftShader/.test(info.webglRenderer)) t.regex(lines.join(''), /could not start on the GPU; rendering in software/);
+    t.true(isPng(await onGpu.render(job(5))));
+  } finally {
+    await onGpu.close();
+  }
+});
+
 test.serial('a page still drawing takes its next batch early, but only when half a batch waits', async (t) => {
   const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', queueLimit: 100, batchSize: 4, jobTimeoutMs: 20_000 },
     createLogger('warn', {}, (line) => warnings.push(line)));
