@@ -2,7 +2,9 @@
 // cold renders over distinct skins, and after the load ends: RSS and PSS from /proc, sampled every
 // second, grouped as api / browser / gpu / renderer / other. Linux only.
 //
-//   npm run bench:memory -- [--minutes 2] [--after 60] [--players 10000] [--connections 32] [--json]
+//   npm run bench:memory -- [--minutes 2] [--after 60] [--players 10000] [--connections 32] [--node-arg <flag>]... [--json]
+//
+// --node-arg starts the service's Node with that flag (a V8 flag such as --optimize-for-size).
 //
 // The issue's target is over --minutes 10. The load is wrk on `/v1/render/gen_<p>/180?yaw=<new>`
 // (the loadtest's cold-render scenario), one new player and angle a request.
@@ -20,6 +22,7 @@ const { values } = parseArgs({
     after: { type: 'string', default: '60' },
     players: { type: 'string', default: '10000' },
     connections: { type: 'string', default: '32' },
+    'node-arg': { type: 'string', multiple: true, default: [] },
     json: { type: 'boolean', default: false },
   },
 });
@@ -71,7 +74,7 @@ function peak(snapshots: Snapshot[]): Snapshot {
 }
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const service = await startBenchService();
+const service = await startBenchService({ nodeArgs: values['node-arg'] });
 const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-memory-'));
 let report;
 try {
@@ -94,7 +97,7 @@ try {
   const status = await (await fetch(`${service.url}/v1/status`)).json() as { data: { cache: { entries: number; bytes: number | null } } };
   report = {
     machine: { date: new Date().toISOString(), cores: os.availableParallelism(), cpu: os.cpus()[0]?.model.trim(), node: process.version },
-    options: { minutes, afterSeconds, players, connections },
+    options: { minutes, afterSeconds, players, connections, nodeArgs: values['node-arg'] },
     load: { rps: load.result.rps, p50: load.result.p50, p99: load.result.p99, errors: load.result.errors, non2xx: load.result.non2xx, requests: load.result.requests },
     idle,
     peak: peak(load.snapshots),
