@@ -6,6 +6,7 @@ import path from 'node:path';
 import test from 'ava';
 import { ConfigError, loadConfig, withListenAddresses } from '../api/config.ts';
 import { integer } from '../api/settings.ts';
+import { chromiumArgs } from '../renderer/browser.ts';
 import { call, ROOT, startApp } from './helpers/service.ts';
 
 test('a bad media setting stops the start with 78 before any browser starts', async (t) => {
@@ -68,4 +69,18 @@ test('IDLE_TRIM_SECONDS and MEMORY_ALLOCATOR refuse what they cannot mean, each 
   const ok = loadConfig({ IDLE_TRIM_SECONDS: '0', MEMORY_ALLOCATOR: ' System ' });
   t.is(ok.idleTrimSeconds, 0);
   t.is(ok.memoryAllocator, 'system');
+});
+
+test('RENDER_GPU_BACKEND picks the ANGLE backend the GPU flags name; anything else is refused by name', (t) => {
+  t.is(loadConfig({}).render.gpuBackend, 'gl-egl');
+  t.is(loadConfig({ RENDER_GPU_BACKEND: 'Vulkan' }).render.gpuBackend, 'vulkan');
+  const error = t.throws(() => loadConfig({ RENDER_GPU_BACKEND: 'metal' }), { instanceOf: ConfigError });
+  t.regex(error.message, /RENDER_GPU_BACKEND must be one of gl-egl, gles-egl, vulkan/);
+  t.true(chromiumArgs(true, 'gles-egl').includes('--use-angle=gles-egl'));
+  t.true(chromiumArgs(true, 'vulkan').includes('--use-angle=vulkan'));
+  t.true(chromiumArgs(true, 'vulkan').includes('--enable-features=Vulkan'));
+  t.false(chromiumArgs(true, 'gl-egl').includes('--enable-features=Vulkan'));
+  // In software the backend does not matter: SwiftShader, whatever was configured.
+  t.deepEqual(chromiumArgs(false, 'vulkan'), chromiumArgs(false, 'gl-egl'));
+  t.true(chromiumArgs(false, 'vulkan').includes('--use-angle=swiftshader'));
 });
