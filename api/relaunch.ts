@@ -5,22 +5,46 @@
 //   cannot be set later (v8-flags.ts sets what can be). With Node 24's 32 MB the embed mix ran a
 //   full collection (9-16 ms pauses) about once a second; with 16 MB, paced at 1,000 req/s, the
 //   p99 went 50 -> 33 ms and the API 0.76 -> 0.70 cores (medians of 4 interleaved runs each;
-//   docs/benchmarks.md). One given on the command line or in NODE_OPTIONS is kept.
+//   docs/benchmarks.md). One given on the command line or in NODE_OPTIONS is kept;
+// - for a search-only instance on PostgreSQL, V8's old generation capped at 128 MB.
 import { jemallocEnvironment } from '../shared/allocator.ts';
 
 export const SEMI_SPACE_FLAG = '--max-semi-space-size=16';
+export const SEARCH_OLD_SPACE_FLAG = '--max-old-space-size=128';
+
+/** `flag` added to Node's own arguments, or the same array when they or NODE_OPTIONS give it already. */
+function withFlag(execArgv: string[], nodeOptions: string, flag: string): string[] {
+  const name = flag.slice(2, flag.indexOf('=')).replace(/[-_]/g, '[-_]');
+  const given = (arg: string) => new RegExp(`^--${name}\\b`).test(arg);
+  if (execArgv.some(given) || nodeOptions.split(/\s+/).some(given)) return execArgv;
+  return [...execArgv, flag];
+}
 
 /** Node's own arguments with the semi-space flag, or the same array when one is given already. */
 export function withSemiSpace(execArgv: string[], nodeOptions = ''): string[] {
-  const given = (arg: string) => /^--max[-_]semi[-_]space[-_]size\b/.test(arg);
-  if (execArgv.some(given) || nodeOptions.split(/\s+/).some(given)) return execArgv;
-  return [...execArgv, SEMI_SPACE_FLAG];
+  return withFlag(execArgv, nodeOptions, SEMI_SPACE_FLAG);
+}
+
+/**
+ * A search instance on PostgreSQL and nothing else holds no data of its own, only answers in
+ * flight, yet V8 let its heap grow to ~300 MB under load before a full collection: capped, the
+ * same load peaked lower (docs/benchmarks.md, search on PostgreSQL).
+ */
+export function searchOnPostgresOnly(env: NodeJS.ProcessEnv): boolean {
+  const services = (env.SERVICES ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean);
+  return services.length === 1 && services[0] === 'search' && Boolean(env.SEARCH_DATABASE_URL?.trim()) && !env.SEARCH_DATA?.trim();
+}
+
+/** Node's own arguments with the V8 settings this process should run with (the same array when it has them). */
+export function withV8Flags(execArgv: string[], env: NodeJS.ProcessEnv): string[] {
+  const withSemi = withSemiSpace(execArgv, env.NODE_OPTIONS);
+  return searchOnPostgresOnly(env) ? withFlag(withSemi, env.NODE_OPTIONS ?? '', SEARCH_OLD_SPACE_FLAG) : withSemi;
 }
 
 /** Replaces this process by itself with those settings when it lacks one; returns when it stays. */
 export function relaunch(): void {
   const env = jemallocEnvironment(process.env, process.platform);
-  const execArgv = withSemiSpace(process.execArgv, process.env.NODE_OPTIONS);
+  const execArgv = withV8Flags(process.execArgv, process.env);
   if ((!env && execArgv === process.execArgv) || typeof process.execve !== 'function') return;
   try {
     process.execve(process.execPath, [process.execPath, ...execArgv, ...process.argv.slice(1)], env ?? process.env);

@@ -5,7 +5,7 @@ import test from 'ava';
 import { existsSync, readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { currentAllocator, JEMALLOC_CONF, JEMALLOC_PATHS, jemallocEnvironment, withoutJemalloc } from '../shared/allocator.ts';
-import { SEMI_SPACE_FLAG, withSemiSpace } from '../api/relaunch.ts';
+import { SEARCH_OLD_SPACE_FLAG, SEMI_SPACE_FLAG, withSemiSpace, withV8Flags } from '../api/relaunch.ts';
 import { collectGarbage } from '../shared/collect-garbage.ts';
 import { startApp } from './helpers/service.ts';
 
@@ -54,6 +54,19 @@ test('withSemiSpace: adds V8\'s semi-space size unless the command line or NODE_
   const none: string[] = [];
   t.is(withSemiSpace(none, '--max_semi_space_size=8 --trace-warnings'), none);
   t.deepEqual(withSemiSpace(none, '--max-old-space-size=512'), [SEMI_SPACE_FLAG]);
+});
+
+test('withV8Flags: a search-only instance on PostgreSQL also gets its old generation capped, unless one is given', (t) => {
+  const pg = { SERVICES: 'search', SEARCH_DATABASE_URL: 'postgres://127.0.0.1/search' };
+  t.deepEqual(withV8Flags([], pg), [SEMI_SPACE_FLAG, SEARCH_OLD_SPACE_FLAG]);
+  t.deepEqual(withV8Flags([], { ...pg, SERVICES: ' Search ' }), [SEMI_SPACE_FLAG, SEARCH_OLD_SPACE_FLAG]);
+  // Holding the data in memory, or serving the skins too, it keeps V8's own limit.
+  t.deepEqual(withV8Flags([], { ...pg, SEARCH_DATA: '/data' }), [SEMI_SPACE_FLAG]);
+  t.deepEqual(withV8Flags([], { ...pg, SERVICES: 'skins,search' }), [SEMI_SPACE_FLAG]);
+  t.deepEqual(withV8Flags([], { SERVICES: 'search' }), [SEMI_SPACE_FLAG]);
+  t.deepEqual(withV8Flags([], { ...pg, NODE_OPTIONS: '--max-old-space-size=512' }), [SEMI_SPACE_FLAG]);
+  const given = ['--max_old_space_size=64', '--max-semi-space-size=8'];
+  t.is(withV8Flags(given, pg), given);
 });
 
 (linux && jemalloc ? test : test.skip)('the service runs on jemalloc in its own process (same pid), Chromium does not; MEMORY_ALLOCATOR=system keeps malloc', async (t) => {

@@ -3,11 +3,13 @@
 // (unchanged files left alone, a changed file's rows replaced, an interrupted import finished),
 // searches while an import swaps a file in, and two instances on one database.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { ConfigError, loadConfig } from '../api/config.ts';
+import { SEARCH_OLD_SPACE_FLAG } from '../api/relaunch.ts';
 import { syntheticRecords, writeSyntheticData } from '../scripts/search-data.ts';
 import { createDatabase, fileOutcomes, runImport, type TestDatabase } from './helpers/postgres.ts';
 import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
@@ -111,6 +113,12 @@ test.serial('the PostgreSQL source gives the in-memory index\'s answers, every o
   t.like(phone.json.data.local_index, { outcome: 'completed', records: 50, total: 57 });
   t.deepEqual(refs(phone).slice(0, 2), ['network.jsonl:1', `people.jsonl:${RECORDS + 1}`]);
   t.deepEqual(indexFacts((await health(postgres)).index), indexFacts((await health(memory)).index));
+});
+
+test.serial('a search-only instance on PostgreSQL runs with its old generation capped; the in-memory one, which holds the data, does not', (t) => {
+  const commandLine = (app: RunningApp) => readFileSync(`/proc/${app.process.pid}/cmdline`, 'utf8').split('\0');
+  t.true(commandLine(postgres).includes(SEARCH_OLD_SPACE_FLAG));
+  t.false(commandLine(memory).some((arg) => arg.startsWith('--max-old-space-size')));
 });
 
 test.serial('a poisoned file: its bad rows are skipped, counted and logged with file and line, the rest imported', async (t) => {
