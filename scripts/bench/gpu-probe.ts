@@ -4,6 +4,7 @@
 // each backend's pixels against it (pixels that differ at all, the largest channel difference).
 // `--flags` first tries Chromium flag sets of its own, outside the farm (puppeteer's launcher, one
 // WebGL context on a blank page), to find what a new driver or Chromium needs.
+// CHROMIUM_PATH picks the browser, PROBE_DEBUG=1 prints the farms' logs.
 // `node scripts/bench/gpu-probe.ts [--backends gl-egl,vulkan,gles-egl] [--flags] [--out dir]`
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
