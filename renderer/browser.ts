@@ -14,7 +14,6 @@ import type { Logger } from '../shared/log.ts';
 import { relay } from './relay.ts';
 import { connectBrowser } from './relay-transport.ts';
 
-
 const SYSTEM_CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
 
 export interface ResolvedBrowser { executablePath: string; origin: 'config' | 'system' | 'bundled' }

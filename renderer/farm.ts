@@ -22,7 +22,7 @@ import { RenderError, RenderFarmConfigError } from './errors.ts';
 import { ownBytes } from '../shared/own-bytes.ts';
 import type { Logger } from '../shared/log.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { GPU_BACKENDS, wantsGpu, type GpuBackend, type GpuMode } from './gpu.ts';
+import { GPU_BACKENDS, GPU_MODES, wantsGpu, type GpuBackend, type GpuMode } from './gpu.ts';
 import { IN_DOUBT, SELF_CHECK_FAILED, toWireJob, type PageMemory, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
 import { PageWorker } from './page-worker.ts';
 
@@ -67,7 +67,7 @@ function validate(config: RenderFarmConfig): void {
   whole('batchSize', 1, 16);
   whole('browsers', 1, 64);
   whole('pageHeapLimitBytes', 1 << 20, 2 ** 40);
-  if (!['auto', 'on', 'off'].includes(config.gpu)) throw new RenderFarmConfigError('gpu', '"auto", "on" or "off"', config.gpu);
+  if (!GPU_MODES.includes(config.gpu)) throw new RenderFarmConfigError('gpu', '"auto", "on" or "off"', config.gpu);
   if (config.gpuBackend !== undefined && !GPU_BACKENDS.includes(config.gpuBackend)) throw new RenderFarmConfigError('gpuBackend', GPU_BACKENDS.map((b) => `"${b}"`).join(', '), config.gpuBackend);
   // Else every page's thread would fail to start, and the farm with it, long after.
   if (config.pageExtension != null && !existsSync(config.pageExtension)) throw new RenderFarmConfigError('pageExtension', 'an existing file', config.pageExtension);

@@ -2,7 +2,8 @@
 // browser code so the configuration can name the choices without loading puppeteer.
 import { existsSync, readdirSync } from 'node:fs';
 
-export type GpuMode = 'auto' | 'on' | 'off';
+export const GPU_MODES = ['auto', 'on', 'off'] as const;
+export type GpuMode = (typeof GPU_MODES)[number];
 /** The ANGLE backend WebGL runs on when a GPU is used: the driver's EGL (OpenGL or GLES), or Vulkan. */
 export const GPU_BACKENDS = ['gl-egl', 'gles-egl', 'vulkan'] as const;
 export type GpuBackend = (typeof GPU_BACKENDS)[number];

@@ -15,13 +15,13 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { renderAvatar } from '../../renderer/avatar-2d.ts';
 import { RenderFarm } from '../../renderer/farm.ts';
-import { GPU_BACKENDS, type GpuBackend, type GpuMode } from '../../renderer/gpu.ts';
+import { GPU_BACKENDS, GPU_MODES, type GpuBackend, type GpuMode } from '../../renderer/gpu.ts';
 import { RENDER_KINDS, type RenderKind } from '../../renderer/jobs.ts';
 import { normalizeCape, normalizeSkin, type NormalizedSkin } from '../../renderer/skin-normalize.ts';
 import { silentLogger } from '../../shared/log.ts';
 import { PlayerCatalogue, type SkinArt } from '../fake-upstream/players.ts';
 import { drawCape, drawSkin } from '../fake-upstream/skin-art.ts';
-import { cpuOfTree, GROUPS, type Group } from './process-memory.ts';
+import { coresBetween, cpuOfTree, GROUPS } from './process-memory.ts';
 
 const { values } = parseArgs({
   options: {
@@ -44,7 +44,7 @@ const inflight = Number(values.inflight);
 const modes = values.skins!.split(',').map((m) => m.trim());
 const kinds = values.kinds!.split(',').map((k) => k.trim()) as RenderKind[];
 for (const kind of kinds) if (!RENDER_KINDS.includes(kind)) throw new Error(`--kinds takes ${RENDER_KINDS.join(', ')}, comma separated: ${kind}`);
-if (!['auto', 'on', 'off'].includes(values.gpu!)) throw new Error(`--gpu takes auto, on or off: ${values.gpu}`);
+if (!GPU_MODES.includes(values.gpu as GpuMode)) throw new Error(`--gpu takes auto, on or off: ${values.gpu}`);
 if (!GPU_BACKENDS.includes(values['gpu-backend'] as GpuBackend)) throw new Error(`--gpu-backend takes ${GPU_BACKENDS.join(', ')}: ${values['gpu-backend']}`);
 for (const mode of modes) {
   if (mode !== 'distinct' && !(Number.isInteger(Number(mode)) && Number(mode) >= 1)) throw new Error(`--skins takes 'distinct' or a number of skins, comma separated: ${mode}`);
@@ -57,14 +57,6 @@ const say = (line: string) => {
 
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] * 10) / 10;
-}
-
-/** Milliseconds of CPU each process group spent per job between two readings of this process's tree. */
-function cpuPerJob(before: ReturnType<typeof cpuOfTree>, after: ReturnType<typeof cpuOfTree>, count: number): string {
-  const start = new Map(before.map((p) => [p.pid, p.seconds]));
-  const ms = Object.fromEntries(GROUPS.map((g) => [g, 0])) as Record<Group, number>;
-  for (const p of after) ms[p.group] += ((p.seconds - (start.get(p.pid) ?? 0)) * 1000) / count;
-  return GROUPS.map((g) => ms[g].toFixed(2)).join(' / ');
 }
 
 /** Runs `count` calls, `concurrency` at a time, and prints a table row. */
@@ -82,7 +74,9 @@ async function measure(label: string, count: number, one: (i: number) => Promise
     }
   }));
   const seconds = (performance.now() - started) / 1000;
-  const cpu = cpuPerJob(cpuBefore, cpuOfTree(process.pid), count);
+  // Cores over count / 1000 seconds: milliseconds of CPU per job.
+  const perJob = coresBetween(cpuBefore, cpuOfTree(process.pid), count / 1000);
+  const cpu = GROUPS.map((g) => perJob[g].toFixed(2)).join(' / ');
   latencies.sort((a, b) => a - b);
   say(`| ${label} | ${count} | ${Math.round(count / seconds)} | ${percentile(latencies, 50)} | ${percentile(latencies, 99)} | ${cpu} |`);
 }
