@@ -191,6 +191,7 @@ test('the cross pass finds a record two hops away, never re-searching the query'
 
   const cross = result.cross_results['phone:+12025550100'];
   t.deepEqual(refs(cross.results), ['Chain End'], 'second hop found, first hop not repeated');
+  t.deepEqual(Object.keys(cross.data).sort(), ['local_index', 'phone_analyser'], 'a cross pass lists only the sources that answer its type');
   t.is(result.cross_results['email:chain.start@example.org'], undefined);
   t.is(result.cross_results['messenger_user:@chain_end'], undefined, 'depth 1: values found in the cross pass are not searched');
   t.is(result.parsed_count, result.count + Object.values(result.cross_results).reduce((n: number, c: any) => n + c.count, 0));

@@ -87,6 +87,23 @@ test('file store: the CLI in other processes and this store change the file toge
   t.is(keys.find((k) => k.name === 'shared')!.used, 25);
 });
 
+test('file store: uses of a key without a limit wait in memory, add up across instances, and a disable elsewhere is seen at once', async (t) => {
+  const file = path.join(await tmpDir(), 'keys.json');
+  const [a, b] = [new FileKeyStore(file), new FileKeyStore(file)];
+  const { key, record: created } = await a.create({ name: 'plan', plan: 'premium', expires_at: null, request_limit: null });
+  const results = await Promise.all([...Array.from({ length: 30 }, () => a.consume(key)), ...Array.from({ length: 20 }, () => b.consume(key))]);
+  t.true(results.every((r) => r.state === 'active'));
+  t.is((await a.list())[0].used, 30, 'an instance counts its own uses before they are written');
+  await Promise.all([a.close(), b.close()]);
+  const onDisk = () => fs.readFile(file, 'utf8').then((text) => JSON.parse(text).keys[0].used as number);
+  t.is(await onDisk(), 50, 'closing writes them, each added to the file\'s latest count');
+  await b.update(created.id, { disabled: true });
+  t.is((await a.consume(key)).state, 'disabled', 'the other instance\'s change is read before the key is allowed');
+  t.is((await a.peek(key)).state, 'disabled');
+  await a.close();
+  t.is(await onDisk(), 50, 'a refused use is not counted');
+});
+
 test('file store: a lock left by a crashed process is taken over', async (t) => {
   const file = path.join(await tmpDir(), 'keys.json');
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });

@@ -85,19 +85,19 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<{ value
   });
 }
 
-/** One pass's request to every source: the search's deadline and each source's own limit. */
-export interface PassRequest { deadline: AbortSignal; sourceTimeoutMs: number; limit: number }
+/**
+ * One pass's request to every source: the search's deadline and each source's own limit. The
+ * pass's signal aborts at whichever comes first: one timer and one combined signal a pass, not
+ * one a source (a search asks up to 11 passes of 7 sources).
+ */
+export interface PassRequest { deadline: AbortSignal; signal: AbortSignal; sourceTimeoutMs: number; limit: number }
 
 async function askSource(source: SearchSource, query: TypedValue, pass: PassRequest, log: Logger): Promise<{ report: SourceReport; records: SourceRecord[] }> {
-  const { deadline } = pass;
-  if (!source.answers.includes(query.type)) return { report: { outcome: 'skipped', duration_ms: 0, reason: `does not answer ${query.type}` }, records: [] };
+  const { deadline, signal } = pass;
   const unavailable = source.unavailable();
   if (unavailable) return { report: { outcome: 'skipped', duration_ms: 0, reason: unavailable }, records: [] };
   if (deadline.aborted) return { report: { outcome: 'timed_out', duration_ms: 0, reason: 'the deadline passed before it started' }, records: [] };
   const started = performance.now();
-  const own = new AbortController();
-  const timer = setTimeout(() => own.abort(), pass.sourceTimeoutMs);
-  const signal = AbortSignal.any([deadline, own.signal]);
   const request: SourceRequest = { signal, limit: pass.limit };
   try {
     const answer = await untilAborted(source.search(query, request), signal);
@@ -115,20 +115,35 @@ async function askSource(source: SearchSource, query: TypedValue, pass: PassRequ
     // A source's failure is part of the answer, not a failed search.
     if (!isApiError(error)) log.warn('search source failed', { source: source.id, err: error });
     return { report: { outcome: 'failed', duration_ms, error: isApiError(error) ? error.code : 'internal error' }, records: [] };
-  } finally {
-    clearTimeout(timer);
   }
 }
 
-export async function runPass(sources: readonly SearchSource[], query: TypedValue, pass: PassRequest, log: Logger): Promise<PassResult> {
-  const answers = await Promise.all(sources.map((s) => askSource(s, query, pass, log)));
-  const data: Record<string, SourceReport> = {};
-  sources.forEach((s, i) => { data[s.id] = answers[i].report; });
-  return {
-    records: answers.flatMap((a) => a.records),
-    data,
-    timedOut: answers.some((a) => a.report.outcome === 'timed_out'),
-  };
+/**
+ * Asks every source that answers the query's type. `listSkipped`: the main pass reports the
+ * others too (what the search could not ask); a cross pass leaves them out, as the same ten
+ * lines under every entity would be a third of an answer.
+ */
+export async function runPass(sources: readonly SearchSource[], query: TypedValue, request: Omit<PassRequest, 'signal'>, log: Logger, listSkipped = true): Promise<PassResult> {
+  const own = new AbortController();
+  const timer = setTimeout(() => own.abort(), request.sourceTimeoutMs);
+  const pass: PassRequest = { ...request, signal: AbortSignal.any([request.deadline, own.signal]) };
+  try {
+    const asked = sources.filter((s) => s.answers.includes(query.type));
+    const answers = await Promise.all(asked.map((s) => askSource(s, query, pass, log)));
+    const data: Record<string, SourceReport> = {};
+    for (const s of sources) {
+      const i = asked.indexOf(s);
+      if (i >= 0) data[s.id] = answers[i].report;
+      else if (listSkipped) data[s.id] = { outcome: 'skipped', duration_ms: 0, reason: `does not answer ${query.type}` };
+    }
+    return {
+      records: answers.flatMap((a) => a.records),
+      data,
+      timedOut: answers.some((a) => a.report.outcome === 'timed_out'),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const withoutRaw = (data: Record<string, SourceReport>) =>
@@ -139,12 +154,12 @@ export async function runSearch(sources: readonly SearchSource[], query: TypedVa
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   try {
-    const pass = (limit: number): PassRequest => ({ deadline: deadline.signal, sourceTimeoutMs: options.sourceTimeoutMs, limit });
+    const pass = (limit: number) => ({ deadline: deadline.signal, sourceTimeoutMs: options.sourceTimeoutMs, limit });
     const main = await runPass(sources, query, pass(MAIN_RECORD_LIMIT), options.log);
     const entities = extractEntities(main.records, sources, query);
     // Depth 1: the entities come from the main pass only, and the query is never among them.
     const targets = entities.slice(0, options.crossFanout);
-    const passes = await Promise.all(targets.map((e) => runPass(sources, e, pass(CROSS_RECORD_LIMIT), options.log)));
+    const passes = await Promise.all(targets.map((e) => runPass(sources, e, pass(CROSS_RECORD_LIMIT), options.log, false)));
 
     const seen = new Set(main.records.map(recordKey));
     const cross_results: Record<string, CrossResult> = {};

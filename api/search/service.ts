@@ -116,6 +116,6 @@ export class SearchService implements Service {
   }
 
   async close(): Promise<void> {
-    await this.local.close();
+    await Promise.all([this.local.close(), this.keys.close?.()]);
   }
 }

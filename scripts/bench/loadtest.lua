@@ -102,6 +102,10 @@ function request()
   local address = "198." .. (18 + math.floor(a / 65536)) .. "." .. (math.floor(a / 256) % 256) .. "." .. (a % 256)
   local path = paths[(n % #paths) + 1]
   local headers = { ["X-Forwarded-For"] = address }
+  -- wrk.format takes these instead of wrk.headers: the command line's -H ones (an API key) are added.
+  for name, value in pairs(wrk.headers) do
+    if headers[name] == nil then headers[name] = value end
+  end
   if timed then
     local class = marker and string.find(path, marker, 1, true) and "m" or "u"
     headers["X-Request-Id"] = string.format("lt-%s-%d", class, RATE and due_time() or now_us())

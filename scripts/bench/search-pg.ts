@@ -2,7 +2,7 @@
 // import's rate (`npm run search-import`, as an operator runs it), the service's start with the
 // data present, its RSS idle and under load, lookups and searches per second in this process
 // (what the database costs), and over HTTP: searches/s with 16 connections (pretty JSON, the
-// default, and pretty=0) and latency at a paced 200/s, by autocannon; and the CPU a row's import
+// default, and pretty=0) and latency at a paced 200/s, by wrk (paced runs open-loop, counted from each request's due time); and the CPU a row's import
 // and a search take, in our process and in PostgreSQL (what idle cores would do, whatever else
 // runs on the machine). A database of its own is
 // made on the server and dropped after (--keep leaves it, and a later run with --database-url
@@ -16,7 +16,6 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { parseQuery } from '../../api/search/detect.ts';
 import { CROSS_FANOUT, MAIN_RECORD_LIMIT, runSearch } from '../../api/search/pipeline.ts';
@@ -32,6 +31,7 @@ import { silentLogger } from '../../shared/log.ts';
 import { echoErrors, launch, ON_FREE_PORTS, ROOT } from '../launch.ts';
 import { sampleQueries, writeSyntheticData } from '../search-data.ts';
 import { onServer } from '../postgres.ts';
+import { runLoad } from './wrk.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -169,20 +169,23 @@ async function httpLevel(url: string, queries: string[]) {
     const idleRss = await rssOf(pid);
     const created = await fetch(`${service.urls.search}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: JSON.stringify({ name: 'bench' }) });
     const { key } = await created.json() as { key: string };
+    // wrk over a list of search paths, each query once before the list wraps; paced runs are
+    // open-loop (loadtest.lua: latency counts from each request's due time). autocannon's
+    // overallRate only caps each connection's requests per second, so it sends a second's
+    // share at once and its "paced" p99 was a closed loop's.
+    const pathsFile = path.join(dataDir, 'paths');
     const load = async (pretty: boolean, rate?: number) => {
-      let n = 0;
+      await fs.writeFile(pathsFile, queries.map((q) => `/v1/search?query=${encodeURIComponent(q)}${pretty ? '' : '&pretty=0'}\n`).join(''));
       const meter = cpuMeter(url, pid, 'skinfarm-search');
       await meter.start();
-      const result = await autocannon({
-        url: service.urls.search, connections: CONNECTIONS, duration: SECONDS, headers: { 'x-api-key': key },
-        ...(rate ? { overallRate: rate } : {}),
-        requests: [{ setupRequest: (req) => ({ ...req, path: `/v1/search?query=${encodeURIComponent(queries[n++ % queries.length])}${pretty ? '' : '&pretty=0'}` }) }],
+      const result = await runLoad({
+        url: service.urls.search, pathsFile, seconds: SECONDS, connections: CONNECTIONS, threads: 1, timeoutSeconds: 10, rate, headers: { 'X-API-Key': key },
       });
       const cpu = await meter.stop();
-      const perSearch = (seconds: number) => Math.round((seconds / result.requests.total) * 10_000) / 10;
+      const perSearch = (seconds: number) => Math.round((seconds / result.requests) * 10_000) / 10;
       return {
-        perSecond: Math.round(result.requests.total / SECONDS), p50: result.latency.p50, p99: result.latency.p99,
-        kb: Math.round(result.throughput.total / result.requests.total / 1024), failed: result.errors + result.timeouts + result.non2xx,
+        perSecond: result.rps, p50: result.p50, p99: result.p99, tool: result.tool,
+        kb: Math.round(result.bytes / result.requests / 1024), failed: result.errors + result.non2xx,
         serviceMs: perSearch(cpu.process), databaseMs: perSearch(cpu.database),
       };
     };

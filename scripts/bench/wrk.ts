@@ -31,6 +31,8 @@ export interface LoadOptions {
    * due, so a server that falls behind shows its queue; without it, a closed loop.
    */
   rate?: number;
+  /** Sent with every request (an API key). */
+  headers?: Record<string, string>;
 }
 
 /** Latencies of one class of requests (ms). */
@@ -40,6 +42,8 @@ export interface LoadResult {
   tool: 'wrk' | 'autocannon';
   requests: number;
   rps: number;
+  /** Response bytes received in all (headers included). */
+  bytes: number;
   p50: number;
   p90: number;
   p99: number;
@@ -62,7 +66,7 @@ export function findWrk(): string | null {
 }
 
 interface WrkJson {
-  requests: number; duration_us: number;
+  requests: number; duration_us: number; bytes: number;
   errors: { connect: number; read: number; write: number; status: number; timeout: number };
   latency_us: { p50: number; p90: number; p99: number };
   statuses: Record<string, number>;
@@ -90,6 +94,7 @@ export function parseWrkOutput(stdout: string, paced = false): LoadResult {
     tool: 'wrk',
     requests: j.requests,
     rps: Math.round(j.requests / (j.duration_us / 1e6)),
+    bytes: j.bytes,
     p50: ms(latency.p50),
     p90: ms(latency.p90),
     p99: ms(latency.p99),
@@ -103,7 +108,8 @@ export function parseWrkOutput(stdout: string, paced = false): LoadResult {
 
 async function runWithWrk(wrk: string, o: LoadOptions): Promise<LoadResult> {
   const threads = Math.max(1, Math.min(o.threads, o.connections));
-  const args = [`-t${threads}`, `-c${o.connections}`, `-d${o.seconds}s`, `--timeout`, `${o.timeoutSeconds}s`, '-s', LUA, o.url, '--', o.pathsFile, String(threads), o.marker ?? ''];
+  const headers = Object.entries(o.headers ?? {}).flatMap(([name, value]) => ['-H', `${name}: ${value}`]);
+  const args = [`-t${threads}`, `-c${o.connections}`, `-d${o.seconds}s`, `--timeout`, `${o.timeoutSeconds}s`, ...headers, '-s', LUA, o.url, '--', o.pathsFile, String(threads), o.marker ?? ''];
   const env = o.rate ? { ...process.env, LOADTEST_RATE: String(o.rate) } : process.env;
   const { stdout } = await promisify(execFile)(wrk, args, { maxBuffer: 16 * 1024 * 1024, env });
   return parseWrkOutput(stdout, !!o.rate);
@@ -119,7 +125,7 @@ async function runWithAutocannon(o: LoadOptions): Promise<LoadResult> {
       setupRequest: (req) => {
         const a = n % ADDRESSES;
         const path = paths[n++ % paths.length];
-        return { ...req, path, headers: { ...(req.headers ?? {}), 'x-forwarded-for': `198.${18 + (a >> 16)}.${(a >> 8) & 255}.${a & 255}` } };
+        return { ...req, path, headers: { ...(req.headers ?? {}), ...o.headers, 'x-forwarded-for': `198.${18 + (a >> 16)}.${(a >> 8) & 255}.${a & 255}` } };
       },
     }],
   });
@@ -129,6 +135,7 @@ async function runWithAutocannon(o: LoadOptions): Promise<LoadResult> {
     tool: 'autocannon',
     requests: result.requests.total,
     rps: Math.round(result.requests.total / o.seconds),
+    bytes: result.throughput.total,
     p50: result.latency.p50,
     p90: result.latency.p90,
     p99: result.latency.p99,

@@ -1,7 +1,10 @@
-// Keys in one JSON file. Every operation runs under the lock file, on the file's latest content
-// (reloaded when another process changed it), and returns only after its change is on disk.
-// Operations that queue up while a write is in flight are applied together and written once
-// (group commit), so 50 parallel searches cost a few fsyncs, not 50, and count exactly.
+// Keys in one JSON file. Every change runs under the lock file, on the file's latest content
+// (reloaded when another process changed it), and returns only after it is on disk. Operations
+// that queue up while a write is in flight are applied together and written once (group commit),
+// so 50 parallel uses of a key with a request limit cost a few fsyncs, not 50, and count exactly.
+// A key without a limit (every plan's) is checked on the latest content without the lock, and
+// its uses are counted in memory and added to the file within USE_FLUSH_MS: a search then waits
+// for no fsync, and a crash loses at most that long's counts of keys whose count limits nothing.
 import fs from 'node:fs/promises';
 import { withFileLock, writeAtomic } from './durable-file.ts';
 import { applyPatch, consumeRecord, generateKey, hashKey, keyState, newRecord, type ConsumeResult, type CreateKeyInput, type KeyPatch, type KeyRecord } from './model.ts';
@@ -9,10 +12,16 @@ import type { KeyStore } from './store.ts';
 
 interface FileContent { version: 1; keys: KeyRecord[] }
 
+// A linear scan: the file store is for a handful of operator-made keys.
+const find = (keys: Map<string, KeyRecord>, hash: string) => [...keys.values()].find((r) => r.hash === hash);
+
 /** One queued operation: reads or changes the records and says whether it changed them. */
 type Op<T> = (keys: Map<string, KeyRecord>) => { result: T; changed: boolean };
 
 interface Queued { op: Op<unknown>; resolve(value: unknown): void; reject(error: unknown): void }
+
+/** How long uses of keys without a request limit may wait in memory before they are written. */
+export const USE_FLUSH_MS = 1000;
 
 export class FileKeyStore implements KeyStore {
   readonly backend = 'file' as const;
@@ -21,8 +30,16 @@ export class FileKeyStore implements KeyStore {
   private keys = new Map<string, KeyRecord>();
   /** Identity of the file content `keys` was read from; '' forces a reload. */
   private stamp = '';
+  /**
+   * What lock-free reads see: the file's content as of `stamp`, a copy the batches never touch
+   * (a batch may be waiting for the lock while another process writes).
+   */
+  private view: { stamp: string; keys: Map<string, KeyRecord> } = { stamp: '', keys: new Map() };
   private queue: Queued[] = [];
   private flushing = false;
+  /** Uses of keys without a limit not yet written, by key id. */
+  private uses = new Map<string, number>();
+  private usesTimer: NodeJS.Timeout | null = null;
 
   constructor(file: string) {
     this.file = file;
@@ -39,7 +56,7 @@ export class FileKeyStore implements KeyStore {
   }
 
   list(): Promise<KeyRecord[]> {
-    return this.run((keys) => ({ result: [...keys.values()].map((r) => ({ ...r })), changed: false }));
+    return this.run((keys) => ({ result: [...keys.values()].map((r) => ({ ...r, used: r.used + (this.uses.get(r.id) ?? 0) })), changed: false }));
   }
 
   update(id: string, patch: KeyPatch): Promise<KeyRecord | null> {
@@ -58,23 +75,65 @@ export class FileKeyStore implements KeyStore {
     });
   }
 
-  peek(key: string): Promise<ConsumeResult> {
-    return this.lookUp(key, false);
+  async peek(key: string): Promise<ConsumeResult> {
+    const record = await this.latest(hashKey(key));
+    return record ? { state: keyState(record), record: { ...record } } as ConsumeResult : { state: 'unknown' };
   }
 
-  consume(key: string): Promise<ConsumeResult> {
-    return this.lookUp(key, true);
-  }
-
-  private lookUp(key: string, count: boolean): Promise<ConsumeResult> {
+  async consume(key: string): Promise<ConsumeResult> {
     const hash = hashKey(key);
+    const known = await this.latest(hash);
+    if (known && known.request_limit === null) {
+      const state = keyState(known);
+      if (state !== 'active') return { state, record: { ...known } } as ConsumeResult;
+      const pending = (this.uses.get(known.id) ?? 0) + 1;
+      this.uses.set(known.id, pending);
+      this.usesTimer ??= setTimeout(() => void this.writeUses(), USE_FLUSH_MS).unref();
+      return { state, record: { ...known, used: known.used + pending } };
+    }
     return this.run((keys) => {
-      // A linear scan: the file store is for a handful of operator-made keys.
-      const record = [...keys.values()].find((r) => r.hash === hash);
+      const record = find(keys, hash);
       if (!record) return { result: { state: 'unknown' }, changed: false };
-      const state = count ? consumeRecord(record) : keyState(record);
-      return { result: { state, record: { ...record } } as ConsumeResult, changed: count && state === 'active' };
+      const state = consumeRecord(record);
+      return { result: { state, record: { ...record } } as ConsumeResult, changed: state === 'active' };
     });
+  }
+
+  /** Writes the uses counted in memory now (the service calls it when it stops). */
+  async close(): Promise<void> {
+    await this.writeUses();
+  }
+
+  /**
+   * The record of a key hash on the file's latest content, read without the lock: the file is
+   * only ever replaced whole (writeAtomic), so it is one stat away.
+   */
+  private async latest(hash: string): Promise<KeyRecord | undefined> {
+    const stamp = await this.fileStamp();
+    if (stamp !== this.view.stamp) this.view = { stamp, keys: await this.read(stamp) };
+    return find(this.view.keys, hash);
+  }
+
+  /** Adds the counted uses to the file's latest content; on failure they are counted again later. */
+  private async writeUses(): Promise<void> {
+    if (this.usesTimer) clearTimeout(this.usesTimer);
+    this.usesTimer = null;
+    if (this.uses.size === 0) return;
+    let taken = new Map<string, number>();
+    try {
+      await this.run((keys) => {
+        // Taken when the batch applies, so uses counted meanwhile wait for the next write.
+        [taken, this.uses] = [this.uses, new Map()];
+        for (const [id, n] of taken) {
+          const record = keys.get(id);
+          if (record) record.used += n;
+        }
+        return { result: null, changed: true };
+      });
+    } catch {
+      for (const [id, n] of taken) this.uses.set(id, (this.uses.get(id) ?? 0) + n);
+      this.usesTimer ??= setTimeout(() => void this.writeUses(), USE_FLUSH_MS).unref();
+    }
   }
 
   private run<T>(op: Op<T>): Promise<T> {
@@ -120,34 +179,36 @@ export class FileKeyStore implements KeyStore {
     return outcomes;
   }
 
-  private async fileStamp(): Promise<string | null> {
+  /** Identity of the file's content: inode, size and time ('absent' when there is no file). */
+  private async fileStamp(): Promise<string> {
     try {
       const s = await fs.stat(this.file, { bigint: true });
       return `${s.ino}:${s.size}:${s.mtimeNs}`;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
       throw error;
     }
   }
 
-  private async reloadIfChanged(): Promise<void> {
-    const stamp = await this.fileStamp();
-    if (stamp === null) {
-      this.keys = new Map();
-      this.stamp = 'absent';
-      return;
-    }
-    if (stamp === this.stamp) return;
+  private async read(stamp: string): Promise<Map<string, KeyRecord>> {
+    if (stamp === 'absent') return new Map();
     // A file that does not parse is never overwritten: failing loudly beats losing every key.
     const content = JSON.parse(await fs.readFile(this.file, 'utf8')) as FileContent;
     if (content?.version !== 1 || !Array.isArray(content.keys)) throw new Error(`${this.file} is not a search key store`);
-    this.keys = new Map(content.keys.map((r) => [r.id, r]));
+    return new Map(content.keys.map((r) => [r.id, r]));
+  }
+
+  private async reloadIfChanged(): Promise<void> {
+    const stamp = await this.fileStamp();
+    if (stamp === this.stamp) return;
+    this.keys = await this.read(stamp);
     this.stamp = stamp;
   }
 
   private async persist(): Promise<void> {
     const content: FileContent = { version: 1, keys: [...this.keys.values()] };
     await writeAtomic(this.file, `${JSON.stringify(content, null, 2)}\n`);
-    this.stamp = (await this.fileStamp()) ?? '';
+    this.stamp = await this.fileStamp();
+    this.view = { stamp: this.stamp, keys: new Map([...this.keys].map(([id, r]) => [id, { ...r }])) };
   }
 }

@@ -17,6 +17,8 @@ export interface KeyStore {
   peek(key: string): Promise<ConsumeResult>;
   /** Checks a presented key and, when it is active, counts one use, atomically. */
   consume(key: string): Promise<ConsumeResult>;
+  /** Writes what is still held in memory (the file store's uses of keys without a limit). */
+  close?(): Promise<void>;
 }
 
 export const KEY_FILE = 'search-keys.json';
