@@ -74,6 +74,21 @@ test('health and types answer without a key; every documented example parses as 
   }
 });
 
+test('search answers are compact JSON unless pretty=1 asks (the other endpoints indent unless pretty=0)', async (t) => {
+  const { key } = await newKey();
+  const compact = await search(key, 'chain.start@example.org');
+  t.is(compact.status, 200);
+  t.false(compact.text.includes('\n'), 'compact by default');
+  const indented = await call(url('/v1/search?query=chain.start%40example.org&pretty=1'), { headers: { 'x-api-key': key } });
+  t.true(indented.text.startsWith('{\n  "status": "success"'));
+  const posted = await call(url('/v1/search?pretty=true'), { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'chain.start@example.org' }) });
+  t.true(posted.text.includes('\n  "query": "chain.start@example.org"'));
+  const refused = await search(null, 'chain.start@example.org');
+  t.is(refused.status, 401);
+  t.false(refused.text.includes('\n'), 'the route\'s errors follow its default');
+  t.true((await call(url('/v1/types'))).text.includes('\n  '), '/v1/types still indents by default');
+});
+
 test('errors are JSON {status: "error", error: {code, message}} with the right status', async (t) => {
   const { id, key } = await newKey();
   const cases: Array<[Promise<Awaited<ReturnType<typeof call>>>, number, string]> = [

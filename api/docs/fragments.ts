@@ -44,3 +44,9 @@ export const requires = (...schemes: string[]): SecurityRequirement[] => schemes
 
 /** Read by the JSON serialiser of every service (api/http/envelope.ts). */
 export const pretty = flag('pretty', 1, 'indented JSON; 0 gives compact output');
+/**
+ * The same switch, compact unless asked: for routes whose callers are programs (the search API,
+ * where every caller holds a key) and whose answers are large (36-130 KB a search indented,
+ * which cost a fifth of the searches a core answers).
+ */
+export const prettyOnRequest = flag('pretty', 0, 'compact JSON; 1 indents it');

@@ -30,10 +30,14 @@ export function ok<T>(ctx: Context, data: T): void {
   ctx.body = okEnvelope(data);
 }
 
-/** `pretty=0|false` gives compact JSON; anything else (or nothing) indents by two spaces. */
+/**
+ * `pretty=0|false` gives compact JSON; anything else indents by two spaces, as does nothing, unless
+ * the route answering made compact its default (`ctx.state.compactJson`, api/http/route-table.ts).
+ */
 export function wantsPretty(ctx: Context): boolean {
   const raw = ctx.query.pretty;
   const value = (Array.isArray(raw) ? raw[0] : raw)?.toLowerCase();
+  if (value === undefined) return ctx.state.compactJson !== true;
   return !(value === '0' || value === 'false');
 }
 

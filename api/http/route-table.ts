@@ -99,8 +99,11 @@ export function tableRouter<D>(routes: readonly Route<D>[], deps: D, { limiter, 
       if (route.cacheControl) ctx.set('Cache-Control', route.cacheControl);
       await route.handle(ctx, deps, readParams(ctx, params));
     };
+    // A route may default `pretty` to 0 (api/docs/fragments.ts prettyOnRequest): the serialiser follows it.
+    const compact = params.some((p) => p.name === 'pretty' && p.schema.default === 0);
     const label: Middleware = (ctx, next) => {
       ctx.state.route = route.path;
+      if (compact) ctx.state.compactJson = true;
       return next();
     };
     router.register(routerPath(route.path), [route.method], [

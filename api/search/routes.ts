@@ -7,7 +7,7 @@ import { readJson } from '../http/body.ts';
 import { serviceLinks } from '../http/page.ts';
 import { choice, inQuery, text, type Params } from '../http/params.ts';
 import type { Route, RouteTable } from '../http/route-table.ts';
-import { json, pretty, requires } from '../docs/fragments.ts';
+import { json, pretty, prettyOnRequest, requires } from '../docs/fragments.ts';
 import { ref } from '../docs/schemas.ts';
 import { HEALTH_DOC, ROOT_DOC } from '../docs/shared-routes.ts';
 import { checkKey, presentedKey, refuse, SEARCH_GROUPS, useKey } from './auth.ts';
@@ -67,12 +67,12 @@ export const SEARCH_ROUTES: Route<SearchService>[] = [
       inQuery('query', 'the value to search (URL-encode a leading +)', text, { required: true, missing: 'invalid_query', example }),
       // Checked with the query (invalid_type, before it) by parseQuery, as a POST body's type is.
       inQuery('type', 'query type; auto detects it', choice(TYPE_INFO.map((t) => t.type), 'auto'), { read: (raw) => raw }),
-      pretty,
+      prettyOnRequest,
     ],
     doc: { summary: 'Search', description, ok: json('search result', ref('SearchResult')), errors: searchErrors, security: requires('searchApiKey') },
   },
   {
-    method: 'post', path: '/v1/search', limit: SEARCH_GROUPS.search, params: [pretty], before: (service) => [keyAccepted(service)], handle: search,
+    method: 'post', path: '/v1/search', limit: SEARCH_GROUPS.search, params: [prettyOnRequest], before: (service) => [keyAccepted(service)], handle: search,
     doc: {
       summary: 'Search (JSON body)', description,
       body: { required: true, content: { 'application/json': { schema: ref('SearchRequest'), example: { query: example, type: 'email' } } } },
