@@ -41,13 +41,13 @@ async function serveWithPaths(t: ExecutionContext, handler: http.RequestListener
 }
 
 (findWrk() ? test : test.skip)('wrk sends each request from its own 198.18.0.0/15 address, walks the path list and counts statuses', async (t) => {
-  const seen: Array<{ address: string; path: string }> = [];
+  const seen: Array<{ address: string; path: string; key: unknown }> = [];
   const { url, pathsFile } = await serveWithPaths(t, (req, res) => {
-    seen.push({ address: String(req.headers['x-forwarded-for']), path: req.url! });
+    seen.push({ address: String(req.headers['x-forwarded-for']), path: req.url!, key: req.headers['x-api-key'] });
     res.statusCode = req.url === '/missing' ? 404 : 200;
     res.end('x');
   }, ['/a', '/b', '/missing']);
-  const result = await runLoad({ url, pathsFile, seconds: LOAD_SECONDS, connections: 4, threads: 2, timeoutSeconds: 5 });
+  const result = await runLoad({ url, pathsFile, seconds: LOAD_SECONDS, connections: 4, threads: 2, timeoutSeconds: 5, headers: { 'X-API-Key': 'sk_bench' } });
 
   t.is(result.tool, 'wrk');
   t.true(result.requests > 100, `${result.requests} requests`);
@@ -64,6 +64,8 @@ async function serveWithPaths(t: ExecutionContext, handler: http.RequestListener
   t.deepEqual(perThread.map((sent) => new Set(sent.map((s) => s.address)).size), perThread.map((sent) => Math.min(sent.length, share)), 'no address repeats before a thread has used its share');
   t.true(seen.every((s) => /^198\.(18|19)\.\d{1,3}\.\d{1,3}$/.test(s.address)), seen[0].address);
   t.true(result.p50 > 0 && result.p50 <= result.p99);
+  t.true(seen.every((s) => s.key === 'sk_bench'), 'the headers given go with every request');
+  t.true(result.bytes >= result.requests, 'the bytes received are counted');
 });
 
 (findWrk() ? test : test.skip)('every wrk thread sends the path list\'s mix: a slow path at every tenth place is a tenth of the answers', async (t) => {
