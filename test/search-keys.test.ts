@@ -7,7 +7,7 @@ import test from 'ava';
 import { ApiError } from '../shared/errors.ts';
 import { FileKeyStore } from '../api/search/keys/file-store.ts';
 import { expiryFromDuration, keyState, parseCreateInput, parsePatch, type KeyRecord } from '../api/search/keys/model.ts';
-import { ROOT } from './helpers/service.ts';
+import { call, ROOT, startApp } from './helpers/service.ts';
 
 const dirs: string[] = [];
 async function tmpDir(): Promise<string> {
@@ -102,6 +102,16 @@ test('file store: uses of a key without a limit wait in memory, add up across in
   t.is((await a.peek(key)).state, 'disabled');
   await a.close();
   t.is(await onDisk(), 50, 'a refused use is not counted');
+});
+
+test('a stopping service writes the uses it still holds in memory', async (t) => {
+  const dataDir = await tmpDir();
+  const app = await startApp({ SERVICES: 'search', SEARCH_ADMIN_TOKEN: 'keys-test-admin', DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false' });
+  const created = await call(`${app.urls.search}/v1/admin/keys`, { method: 'POST', headers: { authorization: 'Bearer keys-test-admin' }, body: JSON.stringify({ name: 'stops' }) });
+  for (let i = 0; i < 3; i++) t.is((await call(`${app.urls.search}/v1/search?query=nobody%40example.org`, { headers: { 'x-api-key': created.json.key } })).status, 200);
+  t.is(await app.stop(), 0);
+  const onDisk = JSON.parse(await fs.readFile(path.join(dataDir, 'search-keys.json'), 'utf8'));
+  t.is(onDisk.keys[0].used, 3);
 });
 
 test('file store: a lock left by a crashed process is taken over', async (t) => {
