@@ -123,6 +123,16 @@ test('file store: a lock left by a crashed process is taken over', async (t) => 
   t.deepEqual((await store.list()).map((k) => k.id), [created.id]);
 });
 
+test('file store: uses that cannot be written to a damaged file are said so at close, and the file is left as it is', async (t) => {
+  const file = path.join(await tmpDir(), 'keys.json');
+  const store = new FileKeyStore(file);
+  const { key } = await store.create({ name: 'n', plan: 'basic', expires_at: null, request_limit: null });
+  t.is((await store.consume(key)).state, 'active');
+  await fs.writeFile(file, '{"version":1,"keys":[{"id"');
+  await t.throwsAsync(store.close(), { message: /uses of 1 key\(s\) could not be written/ });
+  t.is(await fs.readFile(file, 'utf8'), '{"version":1,"keys":[{"id"');
+});
+
 test('file store: a damaged file is refused, never overwritten', async (t) => {
   const file = path.join(await tmpDir(), 'keys.json');
   await fs.writeFile(file, '{"version":1,"keys":[{"id"');

@@ -116,6 +116,7 @@ export class SearchService implements Service {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.local.close(), this.keys.close?.()]);
+    const keysClosed = this.keys.close?.().catch((err: unknown) => this.log.error('search key uses lost', { err }));
+    await Promise.all([this.local.close(), keysClosed]);
   }
 }

@@ -100,9 +100,13 @@ export class FileKeyStore implements KeyStore {
     });
   }
 
-  /** Writes the uses counted in memory now (the service calls it when it stops). */
+  /** Writes the uses counted in memory now (the service calls it when it stops); rejects when they could not be. */
   async close(): Promise<void> {
     await this.writeUses();
+    // A failed write set itself a retry: a closed store retries nothing.
+    if (this.usesTimer) clearTimeout(this.usesTimer);
+    this.usesTimer = null;
+    if (this.uses.size) throw new Error(`uses of ${this.uses.size} key(s) could not be written to ${this.file}`);
   }
 
   /**
