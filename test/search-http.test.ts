@@ -87,6 +87,13 @@ test('search answers are compact JSON unless pretty=1 asks (the other endpoints 
   t.is(refused.status, 401);
   t.false(refused.text.includes('\n'), 'the route\'s errors follow its default');
   t.true((await call(url('/v1/types'))).text.includes('\n  '), '/v1/types still indents by default');
+  for (const value of ['2', 'yes']) {
+    const bad = await call(url(`/v1/search?query=chain.start%40example.org&pretty=${value}`), { headers: { 'x-api-key': key } });
+    t.is(bad.status, 400, `pretty=${value}`);
+  }
+  const empty = await call(url('/v1/search?query=chain.start%40example.org&pretty='), { headers: { 'x-api-key': key } });
+  t.is(empty.status, 200);
+  t.false(empty.text.includes('\n'), 'an empty pretty is the default, as the parameter reader takes it');
 });
 
 test('errors are JSON {status: "error", error: {code, message}} with the right status', async (t) => {

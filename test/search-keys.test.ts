@@ -89,7 +89,8 @@ test('file store: the CLI in other processes and this store change the file toge
 
 test('file store: uses of a key without a limit wait in memory, add up across instances, and a disable elsewhere is seen at once', async (t) => {
   const file = path.join(await tmpDir(), 'keys.json');
-  const [a, b] = [new FileKeyStore(file), new FileKeyStore(file)];
+  // Uses held for a minute: only close writes them, however slow the machine.
+  const [a, b] = [new FileKeyStore(file, 60_000), new FileKeyStore(file, 60_000)];
   const { key, record: created } = await a.create({ name: 'plan', plan: 'premium', expires_at: null, request_limit: null });
   const results = await Promise.all([...Array.from({ length: 30 }, () => a.consume(key)), ...Array.from({ length: 20 }, () => b.consume(key))]);
   t.true(results.every((r) => r.state === 'active'));

@@ -58,6 +58,19 @@ test.serial('a search\'s cross pass is one statement: one connection serves the 
   t.is(n, 1);
 });
 
+test.serial('the lookup is planned once a connection: its generic plan, never a custom one', async (t) => {
+  // Left to choose, PostgreSQL planned it at every execution, which cost more than running it.
+  for (const person of syntheticRecords(8, SEED)) await runSearch([source], parseQuery(person.phone, 'auto'), OPTIONS);
+  // The searches ran one at a time on the pool's one connection; this asks that connection.
+  const pool = (source as unknown as { pool: { query<R>(text: string): Promise<{ rows: R[] }> } }).pool;
+  const { rows } = await pool.query<{ generic_plans: string; custom_plans: string }>(
+    "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'search-lookup'",
+  );
+  t.is(rows.length, 1);
+  t.true(Number(rows[0].generic_plans) >= 16, `${rows[0].generic_plans} generic plans`);
+  t.is(Number(rows[0].custom_plans), 0);
+});
+
 test.serial('searches asked together get the answers they get one by one', async (t) => {
   const queries = [...syntheticRecords(40, SEED)].flatMap((p, i) => (i % 4 === 0 ? [p.phone, p.username, p.ip, p.full_name] : []))
     .map((q) => parseQuery(String(q), 'auto'));

@@ -37,7 +37,8 @@ export function ok<T>(ctx: Context, data: T): void {
 export function wantsPretty(ctx: Context): boolean {
   const raw = ctx.query.pretty;
   const value = (Array.isArray(raw) ? raw[0] : raw)?.toLowerCase();
-  if (value === undefined) return ctx.state.compactJson !== true;
+  // Empty is absent, as the parameter reader takes it.
+  if (!value) return ctx.state.compactJson !== true;
   return !(value === '0' || value === 'false');
 }
 

@@ -3,7 +3,7 @@
 // that queue up while a write is in flight are applied together and written once (group commit),
 // so 50 parallel uses of a key with a request limit cost a few fsyncs, not 50, and count exactly.
 // A key without a limit (every plan's) is checked on the latest content without the lock, and
-// its uses are counted in memory and added to the file within USE_FLUSH_MS: a search then waits
+// its uses are counted in memory and added to the file within a second: a search then waits
 // for no fsync, and a crash loses at most that long's counts of keys whose count limits nothing.
 import { statSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -22,12 +22,13 @@ type Op<T> = (keys: Map<string, KeyRecord>) => { result: T; changed: boolean };
 interface Queued { op: Op<unknown>; resolve(value: unknown): void; reject(error: unknown): void }
 
 /** How long uses of keys without a request limit may wait in memory before they are written. */
-export const USE_FLUSH_MS = 1000;
+const USE_FLUSH_MS = 1000;
 
 export class FileKeyStore implements KeyStore {
   readonly backend = 'file' as const;
   readonly file: string;
   private readonly lockFile: string;
+  private readonly useFlushMs: number;
   private keys = new Map<string, KeyRecord>();
   /** Identity of the file content `keys` was read from; '' forces a reload. */
   private stamp = '';
@@ -42,8 +43,10 @@ export class FileKeyStore implements KeyStore {
   private uses = new Map<string, number>();
   private usesTimer: NodeJS.Timeout | null = null;
 
-  constructor(file: string) {
+  /** `useFlushMs`: how long uses of keys without a limit wait in memory (a test holds them longer). */
+  constructor(file: string, useFlushMs = USE_FLUSH_MS) {
     this.file = file;
+    this.useFlushMs = useFlushMs;
     this.lockFile = `${file}.lock`;
   }
 
@@ -89,7 +92,7 @@ export class FileKeyStore implements KeyStore {
       if (state !== 'active') return { state, record: { ...known } } as ConsumeResult;
       const pending = (this.uses.get(known.id) ?? 0) + 1;
       this.uses.set(known.id, pending);
-      this.usesTimer ??= setTimeout(() => void this.writeUses(), USE_FLUSH_MS).unref();
+      this.usesTimer ??= setTimeout(() => void this.writeUses(), this.useFlushMs).unref();
       return { state, record: { ...known, used: known.used + pending } };
     }
     return this.run((keys) => {
@@ -137,7 +140,7 @@ export class FileKeyStore implements KeyStore {
       });
     } catch {
       for (const [id, n] of taken) this.uses.set(id, (this.uses.get(id) ?? 0) + n);
-      this.usesTimer ??= setTimeout(() => void this.writeUses(), USE_FLUSH_MS).unref();
+      this.usesTimer ??= setTimeout(() => void this.writeUses(), this.useFlushMs).unref();
     }
   }
 
