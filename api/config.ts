@@ -8,7 +8,7 @@ import { readMediaSettings, type MediaSettings } from './media/config.ts';
 import { parseBudget, type BudgetSpec } from './skins/upstream/budget.ts';
 import type { CountryCode } from 'libphonenumber-js';
 import { DEFAULT_REGION, parseRegion } from './search/values/phone.ts';
-import { GPU_BACKENDS, GPU_MODES, type GpuBackend, type GpuMode } from '../renderer/gpu.ts';
+import { DEFAULT_GPU_BACKEND, GPU_BACKENDS, GPU_MODES, type GpuBackend, type GpuMode } from '../renderer/gpu.ts';
 import { flag, httpUrl, integer, list, oneOf, quota, secret, serverUrl, Settings, text, type Env, type Kind, type Section } from './settings.ts';
 
 export type ServiceName = 'skins' | 'media' | 'search';
@@ -359,7 +359,7 @@ function readRender(s: Settings): Config['render'] {
     browsers: s.read('RENDER_BROWSERS', 0, integer(0, 64), 'Chromium instances the pages are spread over; 0 = auto: one, shared by every page (a second one per page drew no more on 2 cores and costs ~45 MB PSS each; more keep a crash to some pages)') || undefined,
     chromiumPath: s.optional('CHROMIUM_PATH', text, { default: 'auto', meaning: 'browser binary; auto tries a system Chromium, then the one in `@sparticuz/chromium`' }),
     gpu: s.read('RENDER_GPU', 'auto', oneOf(GPU_MODES), '`on` uses the GPU, `off` forces SwiftShader'),
-    gpuBackend: s.read('RENDER_GPU_BACKEND', 'gl-egl', oneOf(GPU_BACKENDS), 'the ANGLE backend WebGL runs on with a GPU: the driver\'s EGL (`gl-egl`, `gles-egl`) or `vulkan` ([operations](operations.md#on-a-gpu-host))'),
+    gpuBackend: s.read('RENDER_GPU_BACKEND', DEFAULT_GPU_BACKEND, oneOf(GPU_BACKENDS), 'the ANGLE backend WebGL runs on with a GPU: the driver\'s EGL (`gl-egl`, `gles-egl`) or `vulkan` ([operations](operations.md#on-a-gpu-host))'),
   };
 }
 

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, CDPSession } from 'puppeteer-core';
 import { withoutJemalloc } from '../shared/allocator.ts';
-import { wantsGpu, type GpuBackend, type GpuMode } from './gpu.ts';
+import { DEFAULT_GPU_BACKEND, wantsGpu, type GpuBackend, type GpuMode } from './gpu.ts';
 import type { Logger } from '../shared/log.ts';
 import { relay } from './relay.ts';
 import { connectBrowser } from './relay-transport.ts';
@@ -29,7 +29,7 @@ export async function resolveChromium(configured: string | null): Promise<Resolv
   return { executablePath: await bundled.executablePath(), origin: 'bundled' };
 }
 
-export function chromiumArgs(gpu: boolean, backend: GpuBackend = 'gl-egl'): string[] {
+export function chromiumArgs(gpu: boolean, backend: GpuBackend = DEFAULT_GPU_BACKEND): string[] {
   const common = [
     '--headless=new',
     '--no-sandbox',
@@ -132,7 +132,7 @@ async function startChromium(executablePath: string, gpu: boolean, backend: GpuB
 }
 
 /** Starts a browser; `stop` aborting while it starts kills it and rejects with the abort reason. */
-export async function launchBrowser(configured: string | null, mode: GpuMode, log: Logger, stop?: AbortSignal, backend: GpuBackend = 'gl-egl'): Promise<LaunchedBrowser> {
+export async function launchBrowser(configured: string | null, mode: GpuMode, log: Logger, stop?: AbortSignal, backend: GpuBackend = DEFAULT_GPU_BACKEND): Promise<LaunchedBrowser> {
   const resolved = await resolveChromium(configured);
   const gpu = wantsGpu(mode);
   const { key, pid, userDataDir } = await startChromium(resolved.executablePath, gpu, backend, log, stop);

@@ -22,7 +22,7 @@ import { RenderError, RenderFarmConfigError } from './errors.ts';
 import { ownBytes } from '../shared/own-bytes.ts';
 import type { Logger } from '../shared/log.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
-import { GPU_BACKENDS, GPU_MODES, wantsGpu, type GpuBackend, type GpuMode } from './gpu.ts';
+import { DEFAULT_GPU_BACKEND, GPU_BACKENDS, GPU_MODES, wantsGpu, type GpuBackend, type GpuMode } from './gpu.ts';
 import { IN_DOUBT, SELF_CHECK_FAILED, toWireJob, type PageMemory, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
 import { PageWorker } from './page-worker.ts';
 
@@ -67,8 +67,9 @@ function validate(config: RenderFarmConfig): void {
   whole('batchSize', 1, 16);
   whole('browsers', 1, 64);
   whole('pageHeapLimitBytes', 1 << 20, 2 ** 40);
-  if (!GPU_MODES.includes(config.gpu)) throw new RenderFarmConfigError('gpu', '"auto", "on" or "off"', config.gpu);
-  if (config.gpuBackend !== undefined && !GPU_BACKENDS.includes(config.gpuBackend)) throw new RenderFarmConfigError('gpuBackend', GPU_BACKENDS.map((b) => `"${b}"`).join(', '), config.gpuBackend);
+  const oneOf = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ');
+  if (!GPU_MODES.includes(config.gpu)) throw new RenderFarmConfigError('gpu', oneOf(GPU_MODES), config.gpu);
+  if (config.gpuBackend !== undefined && !GPU_BACKENDS.includes(config.gpuBackend)) throw new RenderFarmConfigError('gpuBackend', oneOf(GPU_BACKENDS), config.gpuBackend);
   // Else every page's thread would fail to start, and the farm with it, long after.
   if (config.pageExtension != null && !existsSync(config.pageExtension)) throw new RenderFarmConfigError('pageExtension', 'an existing file', config.pageExtension);
 }
@@ -154,7 +155,7 @@ export class RenderFarm {
       if (stop?.aborted) throw error;
       // A GPU host whose driver or Chromium build cannot give WebGL a context (the bundled
       // Chromium has no ANGLE backend for NVIDIA's driver) still serves images, in software.
-      log.warn('the render pages could not start on the GPU; rendering in software (SwiftShader)', { backend: config.gpuBackend ?? 'gl-egl', err: (error as Error).message });
+      log.warn('the render pages could not start on the GPU; rendering in software (SwiftShader)', { backend: config.gpuBackend ?? DEFAULT_GPU_BACKEND, err: (error as Error).message });
       return RenderFarm.start({ ...config, gpu: 'off' }, log, stop);
     }
   }
@@ -165,7 +166,7 @@ export class RenderFarm {
     const full: Required<RenderFarmConfig> = {
       workers,
       gpu: gpu ? 'on' : 'off',
-      gpuBackend: config.gpuBackend ?? 'gl-egl',
+      gpuBackend: config.gpuBackend ?? DEFAULT_GPU_BACKEND,
       chromiumPath: config.chromiumPath ?? null,
       queueLimit: config.queueLimit ?? 512,
       jobTimeoutMs: config.jobTimeoutMs ?? 10_000,

@@ -7,6 +7,7 @@ export type GpuMode = (typeof GPU_MODES)[number];
 /** The ANGLE backend WebGL runs on when a GPU is used: the driver's EGL (OpenGL or GLES), or Vulkan. */
 export const GPU_BACKENDS = ['gl-egl', 'gles-egl', 'vulkan'] as const;
 export type GpuBackend = (typeof GPU_BACKENDS)[number];
+export const DEFAULT_GPU_BACKEND: GpuBackend = 'gl-egl';
 
 /**
  * The rule of gpu 'auto': a GPU is assumed when the host exposes an NVIDIA device or a DRM render

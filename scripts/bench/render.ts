@@ -15,7 +15,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { renderAvatar } from '../../renderer/avatar-2d.ts';
 import { RenderFarm } from '../../renderer/farm.ts';
-import { GPU_BACKENDS, GPU_MODES, type GpuBackend, type GpuMode } from '../../renderer/gpu.ts';
+import { DEFAULT_GPU_BACKEND, GPU_BACKENDS, GPU_MODES, type GpuBackend, type GpuMode } from '../../renderer/gpu.ts';
 import { RENDER_KINDS, type RenderKind } from '../../renderer/jobs.ts';
 import { normalizeCape, normalizeSkin, type NormalizedSkin } from '../../renderer/skin-normalize.ts';
 import { silentLogger } from '../../shared/log.ts';
@@ -33,7 +33,7 @@ const { values } = parseArgs({
     skins: { type: 'string', default: 'distinct,16' },
     kinds: { type: 'string', default: 'render,cube,head,body' },
     gpu: { type: 'string', default: 'auto' },
-    'gpu-backend': { type: 'string', default: 'gl-egl' },
+    'gpu-backend': { type: 'string', default: DEFAULT_GPU_BACKEND },
     'no-avatars': { type: 'boolean', default: false },
     append: { type: 'boolean', default: false },
   },

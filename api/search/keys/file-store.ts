@@ -92,7 +92,7 @@ export class FileKeyStore implements KeyStore {
       if (state !== 'active') return { state, record: { ...known } } as ConsumeResult;
       const pending = (this.uses.get(known.id) ?? 0) + 1;
       this.uses.set(known.id, pending);
-      this.usesTimer ??= setTimeout(() => void this.writeUses(), this.useFlushMs).unref();
+      this.writeUsesSoon();
       return { state, record: { ...known, used: known.used + pending } };
     }
     return this.run((keys) => {
@@ -107,8 +107,7 @@ export class FileKeyStore implements KeyStore {
   async close(): Promise<void> {
     await this.writeUses();
     // A failed write set itself a retry: a closed store retries nothing.
-    if (this.usesTimer) clearTimeout(this.usesTimer);
-    this.usesTimer = null;
+    this.cancelWriteUses();
     if (this.uses.size) throw new Error(`uses of ${this.uses.size} key(s) could not be written to ${this.file}`);
   }
 
@@ -124,8 +123,7 @@ export class FileKeyStore implements KeyStore {
 
   /** Adds the counted uses to the file's latest content; on failure they are counted again later. */
   private async writeUses(): Promise<void> {
-    if (this.usesTimer) clearTimeout(this.usesTimer);
-    this.usesTimer = null;
+    this.cancelWriteUses();
     if (this.uses.size === 0) return;
     let taken = new Map<string, number>();
     try {
@@ -140,8 +138,17 @@ export class FileKeyStore implements KeyStore {
       });
     } catch {
       for (const [id, n] of taken) this.uses.set(id, (this.uses.get(id) ?? 0) + n);
-      this.usesTimer ??= setTimeout(() => void this.writeUses(), this.useFlushMs).unref();
+      this.writeUsesSoon();
     }
+  }
+
+  private writeUsesSoon(): void {
+    this.usesTimer ??= setTimeout(() => void this.writeUses(), this.useFlushMs).unref();
+  }
+
+  private cancelWriteUses(): void {
+    if (this.usesTimer) clearTimeout(this.usesTimer);
+    this.usesTimer = null;
   }
 
   private run<T>(op: Op<T>): Promise<T> {
