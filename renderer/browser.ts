@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, CDPSession } from 'puppeteer-core';
 import { withoutJemalloc } from '../shared/allocator.ts';
+import { bundledChromium } from './bundled-chromium.ts';
 import { DEFAULT_GPU_BACKEND, wantsGpu, type GpuBackend, type GpuMode } from './gpu.ts';
 import type { Logger } from '../shared/log.ts';
 import { relay } from './relay.ts';
@@ -25,8 +26,7 @@ export async function resolveChromium(configured: string | null): Promise<Resolv
   }
   const system = SYSTEM_CHROMIUM.find((candidate) => existsSync(candidate));
   if (system) return { executablePath: system, origin: 'system' };
-  const { default: bundled } = await import('@sparticuz/chromium');
-  return { executablePath: await bundled.executablePath(), origin: 'bundled' };
+  return { executablePath: await bundledChromium(), origin: 'bundled' };
 }
 
 export function chromiumArgs(gpu: boolean, backend: GpuBackend = DEFAULT_GPU_BACKEND): string[] {

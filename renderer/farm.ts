@@ -187,10 +187,11 @@ export class RenderFarm {
     // A stop while the pages warm up closes the farm, which fails the warm-up below.
     const closeOnStop = () => void farm.close();
     stop?.addEventListener('abort', closeOnStop, { once: true });
-    // A page that does not come up in a minute is given up (a loaded two-core host can take seconds).
+    // A page normally comes up in seconds, even on a loaded two-core host; one that has not in 20 s
+    // is most likely stuck (seen once in CI), so it gets one fresh try of up to a minute.
     const warm = async (page: PageSlot) => {
       try {
-        return await farm.probe(page, 'info', AbortSignal.timeout(60_000));
+        return await farm.probe(page, 'info', AbortSignal.timeout(20_000));
       } catch (error) {
         if (farm.closed) throw error;
         log.warn('a render page did not start; trying again', { err: (error as Error).message });

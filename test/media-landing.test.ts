@@ -2,32 +2,27 @@
 // the totals, no private category, no script from a category name, and no console errors.
 // A screenshot is saved to test-artifacts/media/landing.png.
 import test from 'ava';
-import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import chromium from '@sparticuz/chromium';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { LaunchedBrowser } from '../renderer/browser.ts';
+import { startBrowser } from './helpers/browser.ts';
 import { ROOT, type RunningApp } from './helpers/service.ts';
 import { buildTestLibrary, removeTempDirs, startMedia, tempDir } from './helpers/media-library.ts';
 
 const SCREENSHOT = path.join(ROOT, 'test-artifacts/media/landing.png');
 
-async function launch(): Promise<Browser> {
-  const system = process.env.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null);
-  if (system) return puppeteer.launch({ executablePath: system, headless: true, args: ['--no-sandbox'] });
-  return puppeteer.launch({ executablePath: await chromium.executablePath(), headless: true, args: chromium.args });
-}
-
 let app: RunningApp;
-let browser: Browser;
+let launched: LaunchedBrowser;
+let browser: LaunchedBrowser['browser'];
 
 test.before(async () => {
   const { root } = await buildTestLibrary();
   app = await startMedia({ MEDIA_DIR: root, DATA_DIR: await tempDir('media-data') });
-  browser = await launch();
+  launched = await startBrowser();
+  browser = launched.browser;
 });
 test.after.always(async () => {
-  await browser?.close();
+  await launched?.close();
   await app?.stop();
   await removeTempDirs();
 });

@@ -1,7 +1,8 @@
 // Chromium that dies while starting (as it did now and then under load) is started again; one
 // that never starts fails after a bounded number of tries. A wrapper script stands in for the
 // executable and crashes the way Chromium did (killed by a signal) for its first runs.
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
@@ -39,4 +40,29 @@ test('a Chromium that never starts fails after three tries', async (t) => {
   const { executable, runs } = await flakyChromium(100);
   await t.throwsAsync(launchBrowser(executable, 'off', createLogger('error')), { message: /Failed to launch/ });
   t.is(runs(), 3);
+});
+
+// A fresh machine's first start: @sparticuz/chromium unpacks into the temporary directory, and
+// processes (and browsers of one process) starting together once ran a binary still being written.
+test('processes starting together on a fresh machine each run the bundled Chromium, unpacked once', async (t) => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-fresh-tmp-'));
+  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
+  const script = `
+    import { execFileSync } from 'node:child_process';
+    import { bundledChromium } from ${JSON.stringify(new URL('../renderer/bundled-chromium.ts', import.meta.url).href)};
+    const paths = await Promise.all([bundledChromium(), bundledChromium()]);
+    for (const binary of paths) process.stdout.write(execFileSync(binary, ['--headless=new', '--no-sandbox', '--version'], { encoding: 'utf8', timeout: 60_000 }));`;
+  const runs = Array.from({ length: 3 }, () => new Promise<{ code: number | null; out: string }>((resolve) => {
+    const child = spawn(process.execPath, ['--input-type=module', '--eval', script], { env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => { out += chunk; });
+    child.stderr.on('data', (chunk) => { out += chunk; });
+    child.on('close', (code) => resolve({ code, out }));
+  }));
+  for (const { code, out } of await Promise.all(runs)) {
+    t.is(code, 0, out);
+    t.is(out.match(/Chromium \d+/g)?.length, 2, out);
+  }
+  t.true(existsSync(path.join(tmp, 'chromium.skinfarm-ready')));
+  t.false(existsSync(path.join(tmp, 'chromium.skinfarm-lock')));
 });

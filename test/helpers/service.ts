@@ -16,7 +16,12 @@ export function startApp(env: Record<string, string>, options: StartOptions = {}
     RENDER_WORKERS: '0',
     SESSION_SECRET: 'test-session-secret-0123456789',
     ...env,
-  }, options);
+  }, {
+    // Render pages warm up before the service answers; one stuck page is retried (renderer/farm.ts),
+    // which must fit in the wait.
+    ...(env.RENDER_WORKERS && env.RENDER_WORKERS !== '0' ? { timeoutMs: 120_000 } : {}),
+    ...options,
+  });
 }
 
 export interface CallOptions {
