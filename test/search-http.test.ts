@@ -8,6 +8,7 @@ import path from 'node:path';
 import test from 'ava';
 import { parseQuery } from '../api/search/detect.ts';
 import { writeSyntheticData } from '../scripts/search-data.ts';
+import { until } from './helpers/poll.ts';
 import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
 
 const ADMIN = 'search-admin-token-for-tests';
@@ -191,8 +192,9 @@ test('the CLI works on the running service\'s key store', async (t) => {
 
   t.is(cli('update', id, '--disable').status, 0);
   t.is((await search(key, 'chain.start@example.org')).json.error.code, 'key_disabled');
-  const listed = cli('list', '--json');
-  t.like(JSON.parse(listed.stdout).find((k: { id: string }) => k.id === id), { used: 1, disabled: true, state: 'disabled' });
+  // The service adds uses of keys without a request limit to the file within a second.
+  const listed = await until('the use written', async () => JSON.parse(cli('list', '--json').stdout).find((k: { id: string }) => k.id === id), (k) => k.used === 1);
+  t.like(listed, { used: 1, disabled: true, state: 'disabled' });
   t.is(cli('delete', id).status, 0);
   t.is((await search(key, 'chain.start@example.org')).status, 401);
   t.is(cli('update', id, '--enable').status, 1);
@@ -224,6 +226,9 @@ test('the cross pass finds a record two hops away, never re-searching the query'
     players: { outcome: 'skipped' },
     ip_analyser: { outcome: 'skipped', reason: 'does not answer email' },
   });
+  // A row is in the answer once per pass that returns it: no raw copy under `data`.
+  t.false('raw' in result.data.local_index);
+  t.false('raw' in result.data.email_analyser);
   t.like(result.smart_sections.contacts.phone[0], { value: '+12025550100', records: 2 });
   t.deepEqual(result.smart_sections.accounts.messenger_user, [{ value: '@chain_end', records: 1 }]);
   t.like(result.smart_sections.analysis[0], { source: 'email_analyser', facts: { domain: 'example.org', free_mail: false } });

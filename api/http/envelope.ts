@@ -54,8 +54,9 @@ export function jsonSerializer(): Middleware {
     await next();
     if (!isJsonBody(ctx.body)) return;
     const status = ctx.status;
-    const text = JSON.stringify(ctx.body, null, wantsPretty(ctx) ? 2 : 0);
-    ctx.body = text;
+    // Encoded once here: a string body is measured (Content-Length) and then encoded again on
+    // write, two passes over answers of up to 130 KB (3 % of a search instance's CPU).
+    ctx.body = Buffer.from(JSON.stringify(ctx.body, null, wantsPretty(ctx) ? 2 : 0));
     ctx.status = status;
     ctx.type = 'application/json; charset=utf-8';
   };

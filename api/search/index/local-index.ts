@@ -49,7 +49,7 @@ export interface IndexStats {
   index_bytes: number;
 }
 
-export interface IndexHit { ref: string; record: Record<string, unknown>; text: string; entities: TypedValue[] }
+export interface IndexHit { ref: string; record: Record<string, unknown>; entities: TypedValue[] }
 
 /**
  * Parsed rows kept for reuse: typing a row's values costs tens of microseconds (phone numbers
@@ -149,10 +149,9 @@ export class LocalIndex {
     const cacheKey = String(id);
     const cached = this.parsed.get(cacheKey);
     if (cached) return cached;
-    const text = this.rows.text(id);
-    const record = JSON.parse(text) as Record<string, unknown>;
+    const record = JSON.parse(this.rows.text(id)) as Record<string, unknown>;
     const origin = this.rows.origin(id);
-    const hit = { ref: `${this.files[origin.file]}:${origin.line}`, record, text, entities: typedValues(record, this.region) };
+    const hit = { ref: `${this.files[origin.file]}:${origin.line}`, record, entities: typedValues(record, this.region) };
     this.parsed.set(cacheKey, hit);
     return hit;
   }

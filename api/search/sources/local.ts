@@ -74,7 +74,6 @@ export class LocalIndexSource implements SearchSource {
     const { hits, total } = this.index!.find(query, request.limit);
     return {
       records: hits.map((h) => ({ source: this.id, kind: 'record', ref: h.ref, fields: h.record, entities: h.entities })),
-      raw: hits.map((h) => ({ ref: h.ref, row: h.text })),
       total,
     };
   }

@@ -122,14 +122,13 @@ export class PostgresSource implements SearchSource {
       rows = await this.lookup(valueKey(query), request.limit);
     } catch (error) {
       // Nothing imported yet: no tables, no rows.
-      if ((error as { code?: string }).code === UNDEFINED_TABLE) return { records: [], raw: [], total: 0 };
+      if ((error as { code?: string }).code === UNDEFINED_TABLE) return { records: [], total: 0 };
       if (!isDatabaseDown(error)) throw error;
       this.lost(error as Error);
       throw new SourceSkipped(this.down!);
     }
     const wanted = typedKey(query);
     const records: SourceRecord[] = [];
-    const raw: Array<{ ref: string; row: string }> = [];
     for (const row of rows) {
       if (row.body === null) continue;
       const entities = decodeEntities(row.entities!);
@@ -137,9 +136,8 @@ export class PostgresSource implements SearchSource {
       if (!entities.some((e) => typedKey(e) === wanted)) continue;
       const ref = `${row.name}:${row.line}`;
       records.push({ source: this.id, kind: 'record', ref, fields: JSON.parse(row.body) as Record<string, unknown>, entities });
-      raw.push({ ref, row: row.body });
     }
-    return { records, raw, total: Number(rows[0]?.total ?? 0) };
+    return { records, total: Number(rows[0]?.total ?? 0) };
   }
 
   /** A key's rows, asked together with the other lookups of this turn. */

@@ -16,8 +16,12 @@ export interface SourceRecord {
 
 export interface SourceAnswer {
   records: SourceRecord[];
-  /** The source's answer as it came (rows, upstream replies), for the `data` section. */
-  raw: unknown;
+  /**
+   * The source's answer as it came (upstream replies), for the `data` section. Sources whose
+   * records are their answer (the index's rows, an analyser's facts) leave it out: a second copy
+   * of every row was a ninth of an answer.
+   */
+  raw?: unknown;
   /** Matches in total when the answer was cut to the record limit. */
   total?: number;
 }

@@ -13,7 +13,7 @@ export function analyserSource(id: string, type: SearchType, description: string
     unavailable: () => null,
     async search(query: TypedValue): Promise<SourceAnswer> {
       const facts = analyse(query.value);
-      return { records: [{ source: id, kind: 'analysis', ref: query.value, fields: facts, entities: [] }], raw: facts };
+      return { records: [{ source: id, kind: 'analysis', ref: query.value, fields: facts, entities: [] }] };
     },
   };
 }
