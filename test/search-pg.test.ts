@@ -25,6 +25,8 @@ const POISONED = [
   '{"truncated": ',
   '[1, 2]',
   JSON.stringify({ full_name: 'No Number', phone: 'n/a', email: 'no.number@example.net' }),
+  // Text COPY had to escape these (tab, backslash, line break, its NULL marker); an astral character is 4 bytes of UTF-8.
+  JSON.stringify({ full_name: 'Odd Text', note: 'tab\there, back\\slash, line\nbreak, \\N, 😀 Ёж', email: 'odd.text@example.org' }),
 ].join('\n');
 
 let dir: string;
@@ -92,7 +94,7 @@ function indexFacts(index: Record<string, unknown>) {
 
 test.serial('the PostgreSQL source gives the in-memory index\'s answers, every one', async (t) => {
   t.is(firstImport.code, 0, firstImport.stderr);
-  const queries = new Set<string>([SHARED_PHONE, '(202) 555-0143', 'RONALD MCDONALD', 'fe80::1%eth0.100', 'nobody.here@example.org', 'zone_two', 'Shared Holdera']);
+  const queries = new Set<string>([SHARED_PHONE, '(202) 555-0143', 'RONALD MCDONALD', 'fe80::1%eth0.100', 'nobody.here@example.org', 'zone_two', 'Shared Holdera', 'odd.text@example.org']);
   let i = 0;
   for (const record of syntheticRecords(RECORDS, SEED)) {
     if (i++ % 60 === 0) for (const field of ['full_name', 'email', 'phone', 'username', 'telegram', 'social_id', 'ip', 'mac', 'website']) queries.add(String(record[field]));
@@ -108,6 +110,8 @@ test.serial('the PostgreSQL source gives the in-memory index\'s answers, every o
     }));
   }
   t.is(compared, list.length);
+  const odd = await search(postgres, 'odd.text@example.org');
+  t.is(odd.json.results[0].fields.note, JSON.parse(POISONED.split('\n')[5]).note, 'the row as it was in the file');
   // The limits and the total: 50 of the 57 rows holding the phone, in file then line order.
   const phone = await search(postgres, SHARED_PHONE);
   t.like(phone.json.data.local_index, { outcome: 'completed', records: 50, total: 57 });
@@ -127,9 +131,9 @@ test.serial('a poisoned file: its bad rows are skipped, counted and logged with 
   t.like(problems.find((p) => p.file === 'network.jsonl' && p.line === 4), { reason: 'not a JSON object' });
   t.like(problems.find((p) => p.file === 'network.jsonl' && p.line === 5), { reason: 'phone is not a valid phone; the value is not indexed' });
   t.like(problems.find((p) => p.file === path.join('sub', 'contacts.csv')), { line: 5, reason: '2 cells for 4 columns' });
-  t.like(fileOutcomes(firstImport)['network.jsonl'], { outcome: 'imported', rows_indexed: 3, rows_skipped: 2, values_rejected: 1, last_error: 'line 5: phone is not a valid phone; the value is not indexed' });
+  t.like(fileOutcomes(firstImport)['network.jsonl'], { outcome: 'imported', rows_indexed: 4, rows_skipped: 2, values_rejected: 1, last_error: 'line 5: phone is not a valid phone; the value is not indexed' });
   const file = (await health(postgres)).index.data_files.find((f: { file: string }) => f.file === 'network.jsonl');
-  t.like(file, { rows_indexed: 3, rows_skipped: 2, values_rejected: 1 });
+  t.like(file, { rows_indexed: 4, rows_skipped: 2, values_rejected: 1 });
   t.deepEqual(refs(await search(postgres, 'fe80::2', 'ip')), ['network.jsonl:2']);
 });
 

@@ -1,7 +1,7 @@
 // `npm run search-import`: data files into PostgreSQL, each file on its own. A file whose content
 // (and the region and rules it was typed under) is already imported is left alone, so running
 // the import again after an interruption only does what is left; a changed file replaces its rows.
-// The file is read once, typed in worker threads and streamed by COPY into two fresh tables (rows
+// The file is read once, typed in worker threads and streamed by binary COPY into two fresh tables (rows
 // and values, one connection each, so the database uses both cores too), indexed once, and
 // swapped in for the file's old tables in one transaction that notifies every search instance.
 import { createHash, randomInt } from 'node:crypto';
@@ -20,6 +20,7 @@ import { FileTally, problemLogger } from '../index/file-tally.ts';
 import { listDataFiles, readRows } from '../index/files.ts';
 import type { FileStats } from '../index/local-index.ts';
 import { typeBatch, type Batch, type TypedBatch } from './batch.ts';
+import { COPY_HEADER, COPY_TRAILER } from './copy-binary.ts';
 import { CHANGES_CHANNEL, ensureSchema, IMPORT_FORMAT, LOCK_SPACE, UNDEFINED_TABLE } from './schema.ts';
 
 /** Advisory lock spaces: a running import (its tables are its own), a file being imported. */
@@ -238,15 +239,16 @@ export class Importer {
       this.main.query(`BEGIN; CREATE TABLE ${rowsTable} (LIKE search_rows, CHECK (file_no = ${fileNo}))`),
       this.side.query(`BEGIN; CREATE TABLE ${valuesTable} (LIKE search_values, CHECK (file_no = ${fileNo}))`),
     ]);
-    const rowsCopy = this.main.query(copyFrom(`COPY ${rowsTable} FROM STDIN WITH (FREEZE)`));
-    const valuesCopy = this.side.query(copyFrom(`COPY ${valuesTable} FROM STDIN WITH (FREEZE)`));
+    const rowsCopy = this.main.query(copyFrom(`COPY ${rowsTable} FROM STDIN WITH (FORMAT binary, FREEZE)`));
+    const valuesCopy = this.side.query(copyFrom(`COPY ${valuesTable} FROM STDIN WITH (FORMAT binary, FREEZE)`));
     // A COPY the server refuses ends the file's import at the next batch.
     const failed = { error: null as Error | null };
     for (const copy of [rowsCopy, valuesCopy]) copy.on('error', (error) => { failed.error ??= error; });
     const tally = new FileTally(name, this.logProblem);
+    await Promise.all([write(rowsCopy, COPY_HEADER), write(valuesCopy, COPY_HEADER)]);
     const values = await this.stream(file, name, fileNo, print.lines, tally, [rowsCopy, valuesCopy], failed);
-    rowsCopy.end();
-    valuesCopy.end();
+    rowsCopy.end(COPY_TRAILER);
+    valuesCopy.end(COPY_TRAILER);
     await Promise.all([finished(rowsCopy), finished(valuesCopy)]);
     await Promise.all([
       this.main.query(`ALTER TABLE ${rowsTable} ADD PRIMARY KEY (file_no, line); ANALYZE ${rowsTable}; COMMIT`),

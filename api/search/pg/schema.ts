@@ -80,8 +80,14 @@ export async function ensureSchema(client: pg.ClientBase): Promise<void> {
  * checks the rows it returns, as the in-memory index does.
  */
 export function valueKey(value: TypedValue): string {
-  const [lo, hi] = fingerprint(typedKey(value));
-  return BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo)).toString();
+  const [high, low] = valueKeyHalves(value);
+  return BigInt.asIntN(64, (BigInt(high) << 32n) | BigInt(low)).toString();
+}
+
+/** The same key as its high and low 32 bits (unsigned), as the import writes it (binary COPY). */
+export function valueKeyHalves(value: TypedValue): [high: number, low: number] {
+  const [low, high] = fingerprint(typedKey(value));
+  return [high, low];
 }
 
 /**
