@@ -33,19 +33,30 @@ async function* lines(file: string): AsyncGenerator<string> {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-async function* jsonlRows(file: string): AsyncGenerator<Row> {
+/** A JSONL line as a row: the object it holds, or why it is skipped. */
+export function parseRow(text: string): { record: Record<string, unknown> } | { error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { error: 'not JSON' };
+  }
+  return isObject(value) ? { record: value } : { error: 'not a JSON object' };
+}
+
+/** A JSONL file's non-blank lines, each with its line number. */
+async function* jsonlLines(file: string): AsyncGenerator<{ line: number; text: string }> {
   let line = 0;
   for await (const text of lines(file)) {
     line += 1;
-    if (!text.trim()) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      yield { file, line, error: 'not JSON' };
-      continue;
-    }
-    yield isObject(value) ? { file, line, text, record: value } : { file, line, error: 'not a JSON object' };
+    if (text.trim()) yield { line, text };
+  }
+}
+
+async function* jsonlRows(file: string): AsyncGenerator<Row> {
+  for await (const { line, text } of jsonlLines(file)) {
+    const row = parseRow(text);
+    yield 'error' in row ? { file, line, error: row.error } : { file, line, text, record: row.record };
   }
 }
 
@@ -125,6 +136,16 @@ async function* csvRows(file: string): AsyncGenerator<Row> {
   if (pending) yield { file, line: startLine, error: 'unclosed quote' };
 }
 
+const isCsv = (file: string) => ['.csv', '.tsv'].includes(path.extname(file).toLowerCase());
+
 export function readRows(file: string): AsyncGenerator<Row> {
-  return ['.csv', '.tsv'].includes(path.extname(file).toLowerCase()) ? csvRows(file) : jsonlRows(file);
+  return isCsv(file) ? csvRows(file) : jsonlRows(file);
+}
+
+/**
+ * The rows' texts without parsing JSONL lines, for a reader that parses them elsewhere (the
+ * import, in its typing threads) with `parseRow`; CSV rows come out as readRows gives them.
+ */
+export function readRowTexts(file: string): AsyncGenerator<{ line: number; text: string } | { line: number; error: string }> {
+  return isCsv(file) ? csvRows(file) : jsonlLines(file);
 }

@@ -3,13 +3,14 @@
 // the import's worker threads: typing values is most of an import's cost.
 import type { CountryCode } from 'libphonenumber-js';
 import { rowValues } from '../index/file-tally.ts';
+import { parseRow } from '../index/files.ts';
 import { CopyRows } from './copy-binary.ts';
 import { encodeEntities, valueKeyHalves } from './schema.ts';
 
 export interface Batch {
   fileNo: number;
   region: CountryCode;
-  /** Rows as JSON object text, and the line each starts on. */
+  /** Rows as JSON text (not yet parsed: a line that is no JSON object is skipped here), and the line each starts on. */
   texts: string[];
   lines: number[];
 }
@@ -41,7 +42,8 @@ export function typeBatch({ fileNo, region, texts, lines }: Batch): TypedBatch {
   const problems: BatchProblem[] = [];
   for (let i = 0; i < texts.length; i++) {
     const line = lines[i];
-    const typed = rowValues(JSON.parse(texts[i]) as Record<string, unknown>, region);
+    const row = parseRow(texts[i]);
+    const typed = 'error' in row ? row : rowValues(row.record, region);
     if ('error' in typed) {
       problems.push({ line, reason: typed.error, skipped: true });
       continue;

@@ -17,7 +17,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { Piscina } from 'piscina';
 import type { Logger } from '../../../shared/log.ts';
 import { FileTally, problemLogger } from '../index/file-tally.ts';
-import { listDataFiles, readRows } from '../index/files.ts';
+import { listDataFiles, readRowTexts } from '../index/files.ts';
 import type { FileStats } from '../index/local-index.ts';
 import { typeBatch, type Batch, type TypedBatch } from './batch.ts';
 import { COPY_HEADER, COPY_TRAILER } from './copy-binary.ts';
@@ -292,7 +292,7 @@ export class Importer {
       if (inFlight.length >= Math.max(1, workers) * BATCHES_PER_WORKER) await settle();
     };
     try {
-      for await (const row of readRows(file)) {
+      for await (const row of readRowTexts(file)) {
         lastLine = row.line;
         if ('error' in row) unreadable.push({ line: row.line, reason: row.error });
         else {
