@@ -20,20 +20,22 @@ import { lagMonitor } from './http/load-shed.ts';
 import { protectMetrics } from './metrics.ts';
 import { lagCheck, Readiness, redisCheck } from './readiness.ts';
 import { checkCacheRedis, connectRedis } from './redis.ts';
-import { servedDocs } from './docs/served.ts';
-import { createMediaService } from './media/service.ts';
-import { ROUTE_TABLES } from './route-tables.ts';
 import { formatSearchError } from './search/errors.ts';
-import { createSearchService } from './search/service.ts';
 import type { Service, SharedDeps } from './service.ts';
-import { createSkinsService } from './skins/service.ts';
 import { createUpstreams } from './skins/upstreams.ts';
 
+/**
+ * Each service's code is loaded only by a process that runs it: a search-only instance held the
+ * image code too (sharp and libvips, the renderer's client), 44 MB of its RSS at start.
+ */
 const FACTORIES: Record<ServiceName, (deps: SharedDeps) => Promise<Service>> = {
   // The skins service serves the document of every service's table.
-  skins: (deps) => createSkinsService(deps, servedDocs(deps.config, ROUTE_TABLES)),
-  media: createMediaService,
-  search: createSearchService,
+  skins: async (deps) => {
+    const [{ createSkinsService }, { servedDocs }, { ROUTE_TABLES }] = await Promise.all([import('./skins/service.ts'), import('./docs/served.ts'), import('./route-tables.ts')]);
+    return createSkinsService(deps, servedDocs(deps.config, ROUTE_TABLES));
+  },
+  media: async (deps) => (await import('./media/service.ts')).createMediaService(deps),
+  search: async (deps) => (await import('./search/service.ts')).createSearchService(deps),
 };
 
 /** What a port answers while its service starts: the service's own error format. */

@@ -125,6 +125,12 @@ test.serial('a search-only instance on PostgreSQL runs with its old generation c
   t.false(commandLine(memory).some((arg) => arg.startsWith('--max-old-space-size')));
 });
 
+test.serial('a search-only instance loads no image code (sharp and libvips are 44 MB of RSS)', async (t) => {
+  t.is((await search(postgres, SHARED_PHONE)).status, 200);
+  const maps = readFileSync(`/proc/${postgres.process.pid}/maps`, 'utf8');
+  t.false(/libvips|sharp-linux/.test(maps), 'no image library mapped');
+});
+
 test.serial('a poisoned file: its bad rows are skipped, counted and logged with file and line, the rest imported', async (t) => {
   const problems = firstImport.logs.filter((l) => l.msg === 'search data problem');
   t.like(problems.find((p) => p.file === 'network.jsonl' && p.line === 3), { level: 'warn', reason: 'not JSON' });
