@@ -52,17 +52,27 @@ test('processes starting together on a fresh machine each run the bundled Chromi
     import { bundledChromium } from ${JSON.stringify(new URL('../renderer/bundled-chromium.ts', import.meta.url).href)};
     const paths = await Promise.all([bundledChromium(), bundledChromium()]);
     for (const binary of paths) process.stdout.write(execFileSync(binary, ['--headless=new', '--no-sandbox', '--version'], { encoding: 'utf8', timeout: 60_000 }));`;
-  const runs = Array.from({ length: 3 }, () => new Promise<{ code: number | null; out: string }>((resolve) => {
+  const run = () => new Promise<{ code: number | null; out: string }>((resolve) => {
     const child = spawn(process.execPath, ['--input-type=module', '--eval', script], { env: { ...process.env, TMPDIR: tmp }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk) => { out += chunk; });
     child.stderr.on('data', (chunk) => { out += chunk; });
     child.on('close', (code) => resolve({ code, out }));
-  }));
-  for (const { code, out } of await Promise.all(runs)) {
+  });
+  for (const { code, out } of await Promise.all([run(), run(), run()])) {
     t.is(code, 0, out);
     t.is(out.match(/Chromium \d+/g)?.length, 2, out);
   }
-  t.true(existsSync(path.join(tmp, 'chromium.skinfarm-ready')));
+  const marker = path.join(tmp, 'chromium.skinfarm-ready');
+  const version = JSON.parse(readFileSync(new URL('../node_modules/@sparticuz/chromium/package.json', import.meta.url), 'utf8')).version;
+  t.is(readFileSync(marker, 'utf8'), `@sparticuz/chromium ${version}\n`);
   t.false(existsSync(path.join(tmp, 'chromium.skinfarm-lock')));
+  // Another version's copy (after an upgrade: here a stand-in that is no Chromium) is replaced.
+  rmSync(path.join(tmp, 'chromium'));
+  writeFileSync(path.join(tmp, 'chromium'), '#!/bin/sh\necho old\n', { mode: 0o755 });
+  writeFileSync(marker, '@sparticuz/chromium 1.0.0\n');
+  const again = await run();
+  t.is(again.code, 0, again.out);
+  t.is(again.out.match(/Chromium \d+/g)?.length, 2, again.out);
+  t.is(readFileSync(marker, 'utf8'), `@sparticuz/chromium ${version}\n`);
 });
