@@ -3,12 +3,12 @@
 // data present, its RSS idle and under load, lookups and searches per second in this process
 // (what the database costs), and over HTTP: searches/s with 16 connections (compact JSON, the
 // default, and pretty=1) and latency at a paced 200/s, by wrk (paced runs open-loop, counted from
-// each request's due time), for one instance and for --instances of them on the database (one a
+// each request's due time; the median of --rounds runs), for one instance and for --instances of them on the database (one a
 // core by default); and the CPU a row's import and a search take, in our process and in
 // PostgreSQL (what idle cores would do, whatever else runs on the machine). A database of its own
 // is made on the server and dropped after (--keep leaves it, and a later run with --database-url
 // reuses it without importing again).
-//   npm run bench:search-pg -- [--records 1000000] [--seconds 10] [--connections 16] [--rate 200] [--workers N] [--instances N] [--keep] [--database-url URL]
+//   npm run bench:search-pg -- [--records 1000000] [--seconds 10] [--connections 16] [--rate 200] [--rounds 3] [--workers N] [--instances N] [--keep] [--database-url URL]
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -40,6 +40,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '16' },
     rate: { type: 'string', default: '200' },
+    rounds: { type: 'string', default: '3' },
     workers: { type: 'string', default: String(os.availableParallelism()) },
     instances: { type: 'string', default: String(os.availableParallelism()) },
     keep: { type: 'boolean', default: false },
@@ -51,6 +52,8 @@ const RECORDS = Number(args.records);
 const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
 const RATE = Number(args.rate);
+/** Paced runs a configuration gets: a p99 is one run's tail, so the median run is reported, with all of them. */
+const ROUNDS = Number(args.rounds);
 const INSTANCES = Number(args.instances);
 const SEED = 42;
 const mb = (bytes: number) => Math.round(bytes / 1048576);
@@ -207,13 +210,23 @@ async function httpLevel(url: string, queries: string[], instances: number, full
         serviceMs: perSearch(cpu.process), databaseMs: perSearch(cpu.database),
       };
     };
+    // The run of median p99 of ROUNDS paced runs, each after a closed-loop one (as the first was).
+    const pacedRuns = async (pretty: boolean) => {
+      const runs = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        if (i > 0) await load(pretty, undefined, 3);
+        runs.push(await load(pretty, RATE));
+      }
+      const sorted = [...runs].sort((a, b) => a.p99 - b.p99);
+      return { ...sorted[Math.floor((sorted.length - 1) / 2)], p99s: runs.map((r) => r.p99) };
+    };
     // A fresh process's first seconds run cold code: not measured.
     await load(false, undefined, 3);
     const compact = await load(false);
-    const paced = await load(false, RATE);
+    const paced = await pacedRuns(false);
     if (!full) return { startMs, compact, paced };
     const pretty = await load(true);
-    const pacedPretty = await load(true, RATE);
+    const pacedPretty = await pacedRuns(true);
     const loadedRss = await rss();
     // What it keeps once idle: the service gives memory back after IDLE_TRIM_SECONDS (15) without a request.
     await new Promise((r) => setTimeout(r, 20_000));
@@ -251,7 +264,7 @@ try {
   const fn = await functionLevel(url, queries.map((q) => parseQuery(q, 'auto')));
   console.log(`function level (${CONNECTIONS} at once): ${fn.lookup}/s lookups (up to ${MAIN_RECORD_LIMIT} rows), ${fn.cross}/s searches (main + cross pass, analysers included)`);
   const h = await httpLevel(url, queries, 1, true);
-  const line = (label: string, connections: string, r: typeof h.compact) => console.log(`http ${label}, ${connections}: ${r.perSecond}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, `
+  const line = (label: string, connections: string, r: typeof h.compact & { p99s?: number[] }) => console.log(`http ${label}, ${connections}: ${r.perSecond}/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.p99s && r.p99s.length > 1 ? ` (median of ${r.p99s.join(', ')})` : ''}, `
     + `${r.kb} KB an answer, ${r.failed} failed; CPU a search: service ${r.serviceMs} ms, PostgreSQL ${r.databaseMs} ms`);
   console.log(`service: ready in ${h.startMs} ms; RSS ${mb(h.idleRss!)} MB at start, ${mb(h.loadedRss!)} MB after the load (peak ${mb(h.peakRss!)} MB), ${mb(h.trimmedRss!)} MB idle 20 s later`);
   line('pretty=0 (default)', `${CONNECTIONS} connections`, h.compact);
