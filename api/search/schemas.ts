@@ -26,7 +26,7 @@ export const SEARCH_SCHEMAS: Record<string, Schema> = {
   }),
   SourceOutcome: object({
     outcome: oneOfValues(['completed', 'failed', 'timed_out', 'skipped']), duration_ms: num,
-    records: int(), reason: str(), raw: { description: 'the source\'s raw answer' },
+    records: int(), reason: str(), raw: { description: 'the upstream\'s reply (players); absent where the records are the answer (local_index, the analysers)' },
   }, ['records', 'reason', 'raw']),
   SearchResult: object({
     ...success,
