@@ -2,7 +2,7 @@
 // that never starts fails after a bounded number of tries. A wrapper script stands in for the
 // executable and crashes the way Chromium did (killed by a signal) for its first runs.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
@@ -75,4 +75,14 @@ test('processes starting together on a fresh machine each run the bundled Chromi
   t.is(again.code, 0, again.out);
   t.is(again.out.match(/Chromium \d+/g)?.length, 2, again.out);
   t.is(readFileSync(marker, 'utf8'), `@sparticuz/chromium ${version}\n`);
+  // A process killed while unpacking left its lock and no marker: the lock is taken over once old.
+  rmSync(marker);
+  const lock = path.join(tmp, 'chromium.skinfarm-lock');
+  mkdirSync(lock);
+  const longAgo = new Date(Date.now() - 10 * 60_000);
+  utimesSync(lock, longAgo, longAgo);
+  const after = await run();
+  t.is(after.code, 0, after.out);
+  t.is(readFileSync(marker, 'utf8'), `@sparticuz/chromium ${version}\n`);
+  t.false(existsSync(lock));
 });

@@ -246,3 +246,27 @@ test('SEARCH_DATABASE_URL is checked at start: a postgres:// URL, and not with S
   // The URL may hold a password: no problem repeats it.
   t.notRegex(error.message, /secret/);
 });
+
+// PostgreSQL refuses a NUL in text, and one refused row fails a whole COPY (the file's import).
+test('NUL characters in every typed field and raw NUL bytes in a CSV cost values, never the file', async (t) => {
+  const own = await createDatabase();
+  const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-search-nul-'));
+  t.teardown(async () => {
+    await own.drop();
+    await fs.rm(folder, { recursive: true, force: true });
+  });
+  const nul = (text: string) => text.replace('|', '\0');
+  const row = Object.fromEntries(Object.entries({
+    full_name: 'Ann| Lee', email: 'a|b@example.org', phone: '+1 202 555 0100|', ip: '192.0.2.1|', domain: 'ex|ample.org',
+    mac: '00:16:3e:02:71:c3|', username: 'bo|b', telegram: '@bo|b', social_id: '12|34', note: 'x| y',
+  }).map(([k, v]) => [k, nul(v)]));
+  await fs.writeFile(path.join(folder, 'nul.jsonl'), `${JSON.stringify(row)}\n`);
+  await fs.writeFile(path.join(folder, 'nul.csv'), `full_name,email,city\n${nul('Zed| Null')},${nul('zed|@example.org')},${nul('Nor|thvale')}\n`);
+  const run = await runImport(own.url, folder);
+  t.is(run.code, 0, run.stderr);
+  const outcomes = fileOutcomes(run);
+  t.like(outcomes['nul.jsonl'], { outcome: 'imported', rows_indexed: 1, rows_skipped: 0, values_rejected: 9 });
+  t.like(outcomes['nul.csv'], { outcome: 'imported', rows_indexed: 1, rows_skipped: 0, values_rejected: 2 });
+  const bodies = await own.query<{ body: string }>('SELECT body FROM search_rows ORDER BY body');
+  t.deepEqual(bodies.map((b) => JSON.parse(b.body).full_name).sort(), ['Ann\0 Lee', 'Zed\0 Null'], 'the rows as they were, NULs escaped in their JSON text');
+});
