@@ -3,9 +3,9 @@
 // data present, its RSS idle and under load, lookups and searches per second in this process
 // (what the database costs), and over HTTP: searches/s with 16 connections (compact JSON, the
 // default, and pretty=1) and latency at a paced 200/s, by wrk (paced runs open-loop, counted from
-// each request's due time; the median of --rounds runs), for one instance and for --instances of them on the database (one a
-// core by default); and the CPU a row's import and a search take, in our process and in
-// PostgreSQL (what idle cores would do, whatever else runs on the machine). A database of its own
+// each request's due time; the median of --rounds runs), for one instance and for --instances of
+// them on the database (one a core by default); and the CPU a row's import and a search take, in
+// our process and in PostgreSQL (what idle cores would do, whatever else runs on the machine). A database of its own
 // is made on the server and dropped after (--keep leaves it, and a later run with --database-url
 // reuses it without importing again).
 //   npm run bench:search-pg -- [--records 1000000] [--seconds 10] [--connections 16] [--rate 200] [--rounds 3] [--workers N] [--instances N] [--keep] [--database-url URL]

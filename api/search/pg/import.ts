@@ -1,9 +1,10 @@
 // `npm run search-import`: data files into PostgreSQL, each file on its own. A file whose content
 // (and the region and rules it was typed under) is already imported is left alone, so running
 // the import again after an interruption only does what is left; a changed file replaces its rows.
-// The file is read once, typed in worker threads and streamed by binary COPY into two fresh tables (rows
-// and values, one connection each, so the database uses both cores too), indexed once, and
-// swapped in for the file's old tables in one transaction that notifies every search instance.
+// The file is read once, typed in worker threads and streamed by binary COPY into two fresh
+// tables (rows and values, one connection each, so the database uses both cores too), indexed
+// once, and swapped in for the file's old tables in one transaction that notifies every search
+// instance.
 import { createHash, randomInt } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
