@@ -172,7 +172,14 @@ test.serial('a hot image URL is answered exactly as Koa answers it: the route\'s
     const koa = await h.get(path.replace('gen_7', 'gen%5F7'), from('203.0.113.10'));
     t.is(hot.status, koa.status, path.slice(0, 60));
     t.deepEqual(stable(hot.headers), stable(koa.headers), path.slice(0, 60));
-    t.true(hot.bytes.equals(koa.bytes), path.slice(0, 60));
+    if (hot.headers.get('content-type')?.includes('json')) {
+      // Error envelopes carry the second they were made in: two requests may straddle a second.
+      const [a, b] = [hot.bytes, koa.bytes].map((bytes) => JSON.parse(bytes.toString()));
+      t.true(Math.abs(a.timestamp - b.timestamp) <= 1, path.slice(0, 60));
+      t.deepEqual({ ...a, timestamp: 0 }, { ...b, timestamp: 0 }, path.slice(0, 60));
+    } else {
+      t.true(hot.bytes.equals(koa.bytes), path.slice(0, 60));
+    }
   }
   t.is((await h.get('/v1/avatar/gen_7/128?name=x', from('203.0.113.10'))).json.code, 'bad_request');
   // A "#" in the request line: Koa's parser ends the query there, so helm=false is not read.
