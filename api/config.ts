@@ -3,6 +3,7 @@
 // (api/settings.ts) declares its variable, and docs/configuration.md is written from them.
 import os from 'node:os';
 import { defaultLogFormat, type LogFormat, type LogLevel } from '../shared/log.ts';
+import type { BodyLimits } from './http/body.ts';
 import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
 import { readMediaSettings, type MediaSettings } from './media/config.ts';
 import { parseBudget, type BudgetSpec } from './skins/upstream/budget.ts';
@@ -34,6 +35,8 @@ export interface Config {
   memoryAllocator: 'auto' | 'system';
   /** Which peers' X-Forwarded-* headers count (false, a hop count, proxy addresses, or all). */
   trustProxy: TrustProxy;
+  /** What one request may take of a port (api/server.ts) and how request bodies are bounded (api/http/body.ts). */
+  requests: { headersTimeoutMs: number; maxConnections: number; bodies: BodyLimits };
   official: { enabled: boolean; apiUrl: string; servicesUrl: string; sessionUrl: string };
   external: { enabled: boolean; url: string; yggdrasilUrl: string };
   /** GeyserMC's Global API, where its textures are, and the prefix Floodgate puts before gamertags. */
@@ -70,6 +73,8 @@ export interface Config {
   redis: { commandTimeoutMs: number; startTimeoutMs: number };
   /** Whether an image request that names no format gets one from its Accept header (then Vary: Accept). */
   imageFormatFromAccept: boolean;
+  /** Estimated CPU ms of drawing and encoding each client may cause a minute (api/skins/image-cost.ts). */
+  imageWorkBudget: number;
   render: { workers: number; chromiumPath: string | null; gpu: GpuMode; gpuBackend: GpuBackend; queueLimit: number; jobTimeoutMs: number; batchSize: number; browsers: number | undefined };
   media: MediaSettings;
   search: {
@@ -192,11 +197,19 @@ function readConfig(settings: Settings): Config {
     ...operation,
     ...upstreams,
     ...readStorage(settings.section('Cache and Redis')),
+    requests: readRequests(settings.section('Requests and connections')),
     oauth: readOAuth(settings.section('Accounts (OAuth)'), upstreams.external.url),
     render: readRender(settings.section('Render farm')),
-    imageFormatFromAccept: settings.section('Images (skins service)').read('IMAGE_FORMAT_FROM_ACCEPT', false, flag, 'an image request that names no format (`format=`, an extension) gets WebP or AVIF when its `Accept` header names them (PNG otherwise), and the answer says `Vary: Accept`; `false`: Accept is ignored, such a request gets PNG ([Skins service](skins.md#image-formats))'),
+    ...readImages(settings.section('Images (skins service)')),
     media: readMediaSettings(settings.section('Media service'), { dataDir: base.dataDir, secret: base.sessionSecret }),
     search: readSearch(settings.section('Search service')),
+  };
+}
+
+function readImages(s: Settings): Pick<Config, 'imageFormatFromAccept' | 'imageWorkBudget'> {
+  return {
+    imageFormatFromAccept: s.read('IMAGE_FORMAT_FROM_ACCEPT', false, flag, 'an image request that names no format (`format=`, an extension) gets WebP or AVIF when its `Accept` header names them (PNG otherwise), and the answer says `Vary: Accept`; `false`: Accept is ignored, such a request gets PNG ([Skins service](skins.md#image-formats))'),
+    imageWorkBudget: s.read('IMAGE_WORK_BUDGET', 20_000, quota, 'the work each client may cause a minute by images that are not cached, in estimated CPU milliseconds of drawing and encoding (pixels x a measured cost per format: a 64 px PNG avatar 2, a 256 px WebP render 37, a 512 px AVIF body 499); past it 429 `rate_limited`, cached images are still served. The default lets a client spend its whole image quota on uncached 256 px images in PNG or WebP ([Security](security.md#work-per-client))'),
   };
 }
 
@@ -244,6 +257,22 @@ function readOperation(s: Settings): Pick<Config, 'logLevel' | 'logFormat' | 'ac
     idleTrimSeconds: s.read('IDLE_TRIM_SECONDS', 15, integer(0, 86_400), 'after this long without a request, memory is given back once: the render pages that drew are replaced by fresh ones, decoded textures are dropped, every thread\'s heap is collected; the response cache is kept (0 = never)'),
     // Acted on before the configuration is read (shared/allocator.ts); checked here so a typo fails.
     memoryAllocator: s.read('MEMORY_ALLOCATOR', 'auto', oneOf(['auto', 'system']), '`auto`: on Linux with jemalloc installed (Debian\'s `libjemalloc2`, which Redis brings), the API process replaces itself at its first line (same pid, `process.execve`) by the same command on jemalloc, which hands freed memory back to the system (Chromium keeps its own allocator); `system`: the C library\'s malloc, somewhat more cold avatars/s and ~130 MB more kept after a load ([benchmarks](benchmarks.md), the allocator A/B)'),
+  };
+}
+
+function readRequests(s: Settings): Config['requests'] {
+  const second = 1000;
+  return {
+    headersTimeoutMs: second * s.read('HEADERS_TIMEOUT_SECONDS', 20, integer(1, 600), 'a request\'s headers must arrive within this many seconds of its first byte, else 408 `request_timeout` and the connection is closed (Node\'s `headersTimeout`; its `requestTimeout`, for a whole request, is this plus `BODY_TIMEOUT_SECONDS` plus 5)'),
+    maxConnections: s.read('MAX_CONNECTIONS', 1024, integer(1, 1_000_000), 'open connections each service\'s port accepts; a connection past it is closed at once (keep it under the process\'s open-file limit; a proxy in front should cap each client first: [operations](operations.md))'),
+    bodies: {
+      timeoutMs: second * s.read('BODY_TIMEOUT_SECONDS', 30, integer(1, 3600), 'a request body (an upload, a JSON body) must arrive in full within this many seconds of the first read, else 408 `request_timeout` and the connection is closed'),
+      perClient: s.read('UPLOADS_PER_CLIENT', 4, integer(1, 10_000), 'request bodies one client (an address, an IPv6 /64) may be sending at once; one more is 429 `rate_limited` with `Retry-After`'),
+      bytesInFlight: s.read('BODY_BYTES_IN_FLIGHT', 64 * 1024 * 1024, integer(1024 * 1024, 64 * 1024 ** 3), {
+        default: '`67108864` (64 MiB)',
+        meaning: 'bytes all request bodies being read may hold together, each counted at its `Content-Length` (a chunked one at its route\'s limit); a body that would pass it is 503 `overloaded` with `Retry-After`',
+      }),
+    },
   };
 }
 

@@ -11,6 +11,7 @@ import { reachableHost } from './banner.ts';
 import { Cache } from './cache.ts';
 import { withListenAddresses, type Config, type ServiceName } from './config.ts';
 import { createHttpApp } from './http/app.ts';
+import { limitBodies } from './http/body.ts';
 import { IdleTrim } from './idle-trim.ts';
 import { englishErrorEnvelope, errorEnvelope } from './http/envelope.ts';
 import type { ErrorFormatter } from './http/errors.ts';
@@ -46,6 +47,22 @@ const STARTING: Record<ServiceName, ErrorFormatter> = {
 };
 
 const SHUTDOWN_GRACE_MS = 15_000;
+
+/**
+ * What one connection may take of a port. Node's own defaults let a slow header hold a socket
+ * for 60 s and a slow body for 300 s, checked every 30 s. Our body deadline (http/body.ts)
+ * answers first; requestTimeout is the backstop for a body no handler reads.
+ */
+function serverOptions(requests: Config['requests']): http.ServerOptions {
+  return {
+    headersTimeout: requests.headersTimeoutMs,
+    requestTimeout: requests.headersTimeoutMs + requests.bodies.timeoutMs + 5_000,
+    // Both are checked this often: a second late at most, for a walk over at most maxConnections.
+    connectionsCheckingInterval: 1_000,
+    // Longer than a load balancer's idle timeout (nginx 60 s), so the balancer closes first.
+    keepAliveTimeout: 65_000,
+  };
+}
 
 /** Probes and scrapes: a service polled by them is still idle and may give memory back. */
 const PROBES = new Set(['/health', '/ready', '/metrics', '/v1/status']);
@@ -95,6 +112,7 @@ function startingApp(name: ServiceName, config: Config, log: Logger) {
  */
 export async function startServices(config: Config, log: Logger, stop?: AbortSignal): Promise<RunningServices> {
   protectMetrics(config.metrics);
+  limitBodies(config.requests.bodies);
   const servers: http.Server[] = [];
   const services: Service[] = [];
   let redis: RedisClientType | null = null;
@@ -122,11 +140,12 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
     for (const name of config.services) {
       const starting = startingApp(name, config, log.child({ service: name }));
       handlers.set(name, starting.callback());
-      const server = http.createServer((req, res) => {
+      const server = http.createServer(serverOptions(config.requests), (req, res) => {
         if (idle && isWork(req.url)) idle.touch();
         handlers.get(name)!(req, res);
       });
-      server.keepAliveTimeout = 65_000;
+      // Past it a new connection is closed at once: sockets (and file descriptors) stay bounded.
+      server.maxConnections = config.requests.maxConnections;
       // The starting app has the service's name, version and error format: the same raw reply.
       server.on('clientError', onClientError(starting as never));
       servers.push(server);

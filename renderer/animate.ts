@@ -7,6 +7,13 @@ export type AnimationFormat = 'webp' | 'apng' | 'gif';
 export const ANIMATION_TYPES: Record<AnimationFormat, string> = { webp: 'image/webp', apng: 'image/apng', gif: 'image/gif' };
 
 /**
+ * CPU ms each encoder takes per megapixel of frames (issue #38: 36 frames of 128 px and 72 of
+ * 256 px, docs/benchmarks.md "Work per client"): what a turntable costs its client. APNG only
+ * re-chunks the frames' PNGs (~5 ms for 72 frames).
+ */
+export const ANIMATION_ENCODE_MS_PER_MEGAPIXEL: Record<AnimationFormat, number> = { webp: 200, apng: 2, gif: 300 };
+
+/**
  * The animation of `frames` at `fps`, looping forever.
  * - WebP: lossless with exact RGB (a decoded frame is the PNG's pixels; alpha kept), effort 1:
  *   for 36 frames of 128 px 173 ms of CPU against 368 at the default 4, for 5% more bytes.

@@ -20,6 +20,9 @@ const CALL_TIMEOUT_MS = 30_000;
 const CLOSE_GRACE_MS = 5000;
 /** The end of Chromium's output kept for a failed start's message. */
 const STDERR_KEPT = 2000;
+/** The id of the relay's own calls on a client's session, above any id a client's puppeteer reaches; their answers go to no client. */
+const OWN_ID = 2_147_483_000;
+const OWN_ANSWER = `{"id":${OWN_ID},`;
 
 /** A thread's connection: its browser session and every session opened under it (its pages). */
 interface Client { port: MessagePort; session: string; sessions: Set<string> }
@@ -151,15 +154,26 @@ class PipedBrowser {
   /**
    * Hands a message to the client of its session; a page attached under a client's session
    * becomes that client's (Chromium writes an event's method first). Messages of sessions let go
-   * are dropped; the root's are this thread's own.
+   * are dropped, and answers to the relay's own calls on a client's session; the root's are this
+   * thread's own.
    */
   private route(message: string): void {
     const session = sessionOf(message);
     if (session === null) return this.answer(message);
+    if (message.startsWith(OWN_ANSWER)) return;
     const client = this.owners.get(session);
     if (!client) return;
-    if (message.startsWith('{"method":"Target.attachedToTarget"')) this.own((JSON.parse(message) as { params: { sessionId: string } }).params.sessionId, client);
-    else if (message.startsWith('{"method":"Target.detachedFromTarget"')) {
+    if (message.startsWith('{"method":"Target.attachedToTarget"')) {
+      const { sessionId, waitingForDebugger } = (JSON.parse(message) as { params: { sessionId: string; waitingForDebugger: boolean } }).params;
+      this.own(sessionId, client);
+      // Every connection (puppeteer's auto-attach) holds each new target of its browser paused
+      // until it says run, and a page thread idles frozen (Piscina's Atomics.wait): a page one
+      // thread opened waited for every idle thread beside it, so after an idle trim or a crash its
+      // navigation hung until the job timed out, for good (issue #38). The relay lets it run at
+      // once; the connection's own call later changes nothing (its pages load only after it has
+      // set them up).
+      if (waitingForDebugger) this.pipe.write(`{"id":${OWN_ID},"method":"Runtime.runIfWaitingForDebugger","sessionId":"${sessionId}"}\0`);
+    } else if (message.startsWith('{"method":"Target.detachedFromTarget"')) {
       const gone = (JSON.parse(message) as { params: { sessionId: string } }).params.sessionId;
       this.owners.delete(gone);
       client.sessions.delete(gone);

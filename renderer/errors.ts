@@ -13,7 +13,9 @@ export type RenderErrorKind =
   /** The page could not draw the job. */
   | 'failed'
   /** The skin or cape file is not one. */
-  | 'invalid_texture';
+  | 'invalid_texture'
+  /** No browser runs (none could be started): refused at once, not after a timeout. */
+  | 'unavailable';
 
 export interface RenderErrorOptions { zh?: string; retryAfterSeconds?: number; cause?: unknown }
 

@@ -2,7 +2,7 @@
 // CDP relay thread starts and talks to over a pipe (browser.ts, cdp-relay.ts; no DevTools port);
 // each page has a one-thread Piscina of its own (page-worker.ts), so the farm
 // chooses which page a batch goes to. Jobs wait in one
-// bounded queue; every idle page takes the queued jobs (up to a batch) in one call, so batches grow
+// bounded queue, their clients taking turns (RenderJob.client); every idle page takes the queued jobs (up to a batch) in one call, so batches grow
 // with load and latency stays low when idle; a busy page may already hold its next batch
 // (BATCHES_PER_PAGE). A crashed page or browser is replaced and its jobs retried once, and so is a
 // page in doubt: one whose WebGL context was lost or whose GPU process ended, which may have drawn
@@ -17,11 +17,19 @@
 // layer drawn from both sides the two measured the same (docs/benchmarks.md, issue #29), and a
 // second browser costs its browser, GPU, zygote and utility processes (~45 MB PSS).
 // RENDER_BROWSERS spreads the pages over more (a crash then takes down only some of them).
+//
+// A farm that cannot draw says so (health(): /ready answers 503 on it) and heals by itself: batches
+// timing out in a row make the watchdog replace every browser; after batches failed in a row, or a
+// browser that could not be started again, the farm is down and draws a known job (or starts its
+// browsers) every few seconds until it draws again, since a balancer sends it no traffic to learn
+// from meanwhile. While no browser runs, jobs are refused at once (503) instead of each waiting
+// for its timeout.
 import { existsSync } from 'node:fs';
 import { RenderError, RenderFarmConfigError } from './errors.ts';
 import { ownBytes } from '../shared/own-bytes.ts';
 import type { Logger } from '../shared/log.ts';
 import { launchBrowser, type LaunchedBrowser } from './browser.ts';
+import { defaultSkin } from './default-skins.ts';
 import { DEFAULT_GPU_BACKEND, GPU_BACKENDS, GPU_MODES, wantsGpu, type GpuBackend, type GpuMode } from './gpu.ts';
 import { IN_DOUBT, SELF_CHECK_FAILED, toWireJob, type PageMemory, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
 import { PageWorker } from './page-worker.ts';
@@ -82,6 +90,19 @@ export interface FarmStats {
   contextLosses: number;
   /** Fresh pages that failed their known-answer render: drew it unlike the farm's first pages, or could not draw it (their browser is replaced). */
   selfCheckFailures: number;
+  /** Times the watchdog replaced every browser because batches kept timing out. */
+  watchdogRestarts: number;
+}
+
+/** Whether the farm draws: `down` when it cannot (no page alive, no browser could start, or batches keep failing). */
+export interface FarmHealth {
+  state: 'ok' | 'degraded' | 'down';
+  detail: string;
+  /** When a batch was last drawn (ISO 8601), or null if none has been since the start. */
+  lastDrawnAt: string | null;
+  /** Batches failed since the last one drawn. */
+  failedInARow: number;
+  lastError: string | null;
 }
 export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: boolean; executable: string; browsers: number }
 
@@ -94,11 +115,28 @@ export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: 
  */
 const BATCHES_PER_PAGE = 2;
 
+/** Batches timed out in a row (none drawn between) after which the watchdog replaces every browser: replacing the stuck pages did not help. */
+const WATCHDOG_TIMEOUTS = 2;
+/** Batches failed in a row (crashes, timeouts; none drawn between) after which the farm counts as down. */
+const DOWN_AFTER_FAILURES = 3;
+/** How often a down farm tries to draw (or to start its browsers) again. */
+const HEAL_EVERY_MS = 5000;
+/** What a down farm draws to learn that it draws again: small, and the same skin every page's self-check uses. */
+const HEAL_JOB: RenderJob = { kind: 'render', skin: defaultSkin('steve', false), slim: false, size: 32, yaw: 30, pitch: 20, shadow: false, outer: true, bg: null };
+
 const queueFull = () => new RenderError('queue_full', 'the render queue is full', { zh: '渲染队列已满', retryAfterSeconds: 1 });
 const shuttingDown = () => new RenderError('closed', 'the render farm is closed', { zh: '渲染池已关闭', retryAfterSeconds: 5 });
+const noBrowser = () => new RenderError('unavailable', 'no browser could be started for the render farm; it tries again every few seconds', { zh: '渲染浏览器无法启动，正在重试', retryAfterSeconds: 5 });
 
 interface Pending {
-  job: RenderJob; attempts: number; resolve: (answer: Buffer | Buffer[]) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout; done: boolean;
+  job: RenderJob;
+  /**
+   * Its place in its client's turn (fair queueing): the round its client's queued work reaches with
+   * it, in frames. The queue is kept in round order, so clients take turns and a client with a
+   * hundred jobs queued holds another's one job back by at most one of its own.
+   */
+  round: number;
+  attempts: number; resolve: (answer: Buffer | Buffer[]) => void; reject: (error: unknown) => void; timer: NodeJS.Timeout; done: boolean;
   /** Aborts the batch holding this job, while a page has it. */
   holder: AbortController | null;
 }
@@ -123,7 +161,16 @@ export class RenderFarm {
   private waitingAtPages = 0;
   private closed = false;
   private closing: Promise<void> | null = null;
-  private readonly counters = { completed: 0, failed: 0, browserRestarts: 0, contextLosses: 0, selfCheckFailures: 0 };
+  private readonly counters = { completed: 0, failed: 0, browserRestarts: 0, contextLosses: 0, selfCheckFailures: 0, watchdogRestarts: 0 };
+  /** Batches failed, and timed out, since the last one drawn; when that was; the last failure. */
+  private failedInARow = 0;
+  private timedOutInARow = 0;
+  private lastDrawnAt: number | null = null;
+  private lastError: string | null = null;
+  /** The last relaunch could not start a browser: jobs are refused until one starts. */
+  private launchFailed = false;
+  /** While down: the timer that tries to draw (or launch) again. */
+  private healing: NodeJS.Timeout | null = null;
   private infoCache: FarmInfo;
   /** The digest of the known-answer render, as the farm's first pages drew it; every page opened later must match it. */
   private selfCheck: string | null = null;
@@ -271,18 +318,34 @@ export class RenderFarm {
 
   private enqueue(job: RenderJob): Promise<Buffer | Buffer[]> {
     if (this.closed) return Promise.reject(shuttingDown());
+    if (this.launchFailed) return Promise.reject(noBrowser());
     if (this.queue.length + this.waitingAtPages >= this.config.queueLimit) return Promise.reject(queueFull());
     return new Promise<Buffer | Buffer[]>((resolve, reject) => {
       const pending: Pending = {
-        job, attempts: 0, resolve, reject, done: false, holder: null,
+        job, round: 0, attempts: 0, resolve, reject, done: false, holder: null,
         timer: setTimeout(() => {
           this.settle(pending, new RenderError('timeout', 'timeout', { zh: '超时' }));
           pending.holder?.abort(new Error('a job of the batch timed out'));
         }, this.config.jobTimeoutMs),
       };
-      this.queue.push(pending);
+      this.queueInTurn(pending);
       this.dispatch();
     });
+  }
+
+  /**
+   * Queues a job after its client's queued jobs, in the first round they leave free: one client's
+   * flood of jobs no longer holds every other client's behind it (issue #38). A turntable counts
+   * as its frames.
+   */
+  private queueInTurn(pending: Pending): void {
+    const client = pending.job.client ?? '';
+    let last: Pending | undefined;
+    for (let i = this.queue.length - 1; i >= 0 && !last; i -= 1) if ((this.queue[i].job.client ?? '') === client) last = this.queue[i];
+    pending.round = last ? last.round + (last.job.yaws?.length ?? 1) : (this.queue[0]?.round ?? 0);
+    let at = this.queue.length;
+    while (at > 0 && this.queue[at - 1].round > pending.round) at -= 1;
+    this.queue.splice(at, 0, pending);
   }
 
   private settle(pending: Pending, result: Buffer | Buffer[] | Error): void {
@@ -340,10 +403,11 @@ export class RenderFarm {
       failure = error;
       if (holder.signal.aborted) this.closeStuck(page);
       if (!this.closed) {
-        this.noteFailure(page, error as Error, batch.length);
+        this.noteFailure(page, error as Error, batch.length, holder.signal.aborted);
         await this.recover();
       }
     }
+    if (!failure) this.noteDrawn();
     for (const pending of batch) pending.holder = null;
     // Not running any more before anyone hears the outcome: stats() agree with what callers saw.
     page.batches -= 1;
@@ -372,8 +436,20 @@ export class RenderFarm {
    * Logs a failed batch and counts a page in doubt (once per page) or a failed self-check (whose
    * browser the recovery that follows replaces).
    */
-  private noteFailure(page: PageSlot, error: Error, jobs: number): void {
+  private noteFailure(page: PageSlot, error: Error, jobs: number, timedOut: boolean): void {
     const browser = this.browsers[page.slot % this.browsers.length];
+    this.failedInARow += 1;
+    this.lastError = timedOut ? 'a batch timed out' : error.message.slice(0, 200);
+    if (this.failedInARow === DOWN_AFTER_FAILURES) this.startHealing();
+    if (timedOut && (this.timedOutInARow += 1) >= WATCHDOG_TIMEOUTS) {
+      // A page that hung was replaced, and the next one hung too: the browser (its GPU process, a
+      // paused or wedged one) is what fails, so every browser is started again.
+      this.timedOutInARow = 0;
+      this.counters.watchdogRestarts += 1;
+      for (const b of this.browsers) this.suspect.add(b);
+      this.log.warn('render batches keep timing out; restarting chromium', { timeouts: WATCHDOG_TIMEOUTS, jobs });
+      return;
+    }
     if (error.message.startsWith(SELF_CHECK_FAILED)) {
       this.counters.selfCheckFailures += 1;
       this.suspect.add(browser);
@@ -386,6 +462,33 @@ export class RenderFarm {
     } else {
       this.log.warn('render batch failed', { err: error.message, jobs });
     }
+  }
+
+  /** A batch was drawn: the farm draws, whatever failed before. */
+  private noteDrawn(): void {
+    this.failedInARow = 0;
+    this.timedOutInARow = 0;
+    this.lastDrawnAt = Date.now();
+    if (this.healing) {
+      clearInterval(this.healing);
+      this.healing = null;
+      this.log.info('the render farm draws again');
+    }
+  }
+
+  /**
+   * Down: every HEAL_EVERY_MS, starts the browsers that are not running, or draws HEAL_JOB when no
+   * job is queued or drawing (the jobs that are say as much). Ends when a batch is drawn.
+   */
+  private startHealing(): void {
+    if (this.healing || this.closed) return;
+    this.log.error('the render farm cannot draw; trying again every few seconds', { failed_in_a_row: this.failedInARow, err: this.lastError });
+    this.healing = setInterval(() => {
+      if (this.closed || this.relaunching) return;
+      if (this.launchFailed) void this.recover();
+      else if (this.queue.length === 0 && this.pages.every((p) => p.batches === 0)) void this.render(HEAL_JOB).catch(() => {});
+    }, HEAL_EVERY_MS);
+    this.healing.unref();
   }
 
   /**
@@ -425,8 +528,16 @@ export class RenderFarm {
           this.browsers[i] = await launchBrowser(this.config.chromiumPath, this.config.gpu, this.log, this.closeSignal.signal, this.config.gpuBackend);
           this.watch(this.browsers[i]);
         }
+        this.launchFailed = false;
       } catch (error) {
-        if (!this.closed) this.log.error('chromium restart failed', { err: error });
+        if (!this.closed) {
+          this.launchFailed = true;
+          this.lastError = `chromium could not be started: ${(error as Error).message.split('\n')[0]}`;
+          this.log.error('chromium restart failed', { err: error });
+          // Queued jobs would each wait for their timeout: they are told now.
+          for (const pending of this.queue.splice(0)) this.settle(pending, noBrowser());
+          this.startHealing();
+        }
       } finally {
         this.relaunching = null;
         this.dispatch();
@@ -453,10 +564,24 @@ export class RenderFarm {
     return this.infoCache;
   }
 
+  /** Whether the farm draws now, for /ready and /status. */
+  health(): FarmHealth {
+    const { pagesAlive, workers } = this.stats();
+    const facts = { lastDrawnAt: this.lastDrawnAt === null ? null : new Date(this.lastDrawnAt).toISOString(), failedInARow: this.failedInARow, lastError: this.lastError };
+    const pages = `${pagesAlive} of ${workers} pages alive`;
+    if (this.launchFailed) return { state: 'down', detail: `${pages}; ${this.lastError}`, ...facts };
+    if (pagesAlive === 0) return { state: 'down', detail: pages, ...facts };
+    if (this.failedInARow >= DOWN_AFTER_FAILURES) return { state: 'down', detail: `${pages}; ${this.failedInARow} batches failed in a row (${this.lastError})`, ...facts };
+    if (this.relaunching) return { state: 'degraded', detail: `${pages}; restarting chromium`, ...facts };
+    if (this.failedInARow > 0 || pagesAlive < workers) return { state: 'degraded', detail: `${pages}; ${this.failedInARow} batches failed since the last drawn`, ...facts };
+    return { state: 'ok', detail: pages, ...facts };
+  }
+
   /** Refuses new jobs, fails queued ones, ends the workers and the browsers. Safe to call twice. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
+      if (this.healing) clearInterval(this.healing);
       for (const pending of this.queue.splice(0)) this.settle(pending, shuttingDown());
       this.closeSignal.abort(shuttingDown());
       await this.relaunching;

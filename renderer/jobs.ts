@@ -34,6 +34,8 @@ export interface RenderJob extends ViewOptions {
   elytra?: boolean;
   /** Upside down, as the game draws Dinnerbone and Grumm (`render`, `body`, `head`, `cube`). */
   flip?: boolean;
+  /** Whose job this is (the API's per-client rate-limit key), so a queue can take clients in turn. */
+  client?: string;
 }
 
 /** A texture on its way to a worker: raw RGBA with its content key. */

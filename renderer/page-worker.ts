@@ -36,12 +36,8 @@ export class PageWorker {
       maxThreads: 1,
       concurrentTasksPerWorker: tasksAtOnce,
       idleTimeout: Number.MAX_SAFE_INTEGER,
-      // Never 'sync' (Piscina's default): it freezes an idle thread in Atomics.wait, event loop and
-      // all. The thread's puppeteer connection is auto-attached to every target of its browser with
-      // waitForDebuggerOnStart, so a page another thread opens in that browser (after an idle trim,
-      // a crash) waited for the frozen one to let it run: its navigation hung until a job timeout,
-      // for every page opened after it (issue #38).
-      atomics: 'disabled',
+      // Piscina freezes an idle thread in Atomics.wait, event loop and all, CDP events included:
+      // so the relay, not the thread, lets a new target run (cdp-relay.ts, route()).
       workerData: { slot, pageExtension } satisfies PageWorkerData,
       // A guard, not a budget: a thread holds a few MB (its texture mirror, a batch in flight).
       // Reaching it ends the thread; its batches are retried once and its page is closed.

@@ -11,6 +11,11 @@ export interface RawImage { data: Buffer; width: number; height: number }
 /** Channels per colour type (PNG spec, IHDR). */
 const CHANNELS: Partial<Record<number, number>> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 
+/** Pixels a PNG says it has (IHDR, the first chunk: width and height at bytes 16-23); 0 when it is too short to say. */
+export function pngPixels(png: Buffer): number {
+  return png.length < 24 ? 0 : png.readUInt32BE(16) * png.readUInt32BE(20);
+}
+
 /** RGBA pixels of `png`, or null when this reader leaves the file to sharp. */
 export function decodeSimplePng(png: Buffer, maxSide: number): RawImage | null {
   try {

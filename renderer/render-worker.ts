@@ -68,7 +68,7 @@ const FILES: Record<string, { type: string; body: string }> = {
 /**
  * Texture keys the page holds, least recently used first, with their sizes: the same rule as the
  * page's takeIn() (a batch's textures are touched or added in job order, then the oldest beyond
- * TEXTURE_BYTES go).
+ * TEXTURE_BYTES go, never one of the batch's own).
  */
 class PageTextures {
   private readonly keys = new Map<string, number>();
@@ -77,8 +77,10 @@ class PageTextures {
   /** The batch's jobs as the page gets them: bytes only for textures the page lacks. */
   forBatch(jobs: WireJob[]): PageJob[] {
     const mapped = jobs.map((job) => ({ ...job, skin: this.touch(job.skin), cape: job.cape ? this.touch(job.cape) : null }));
+    const own = new Set(jobs.flatMap(texturesOf).map((t) => t.key));
     for (const [key, size] of this.keys) {
       if (this.bytes <= TEXTURE_BYTES) break;
+      if (own.has(key)) continue;
       this.keys.delete(key);
       this.bytes -= size;
     }
@@ -99,6 +101,38 @@ class PageTextures {
     this.keys.set(texture.key, texture.data.byteLength);
     return { key: texture.key, width: texture.width, height: texture.height, texels: known ? null : packTexels(texture.data) };
   }
+}
+
+const texturesOf = (job: WireJob): WireTexture[] => (job.cape ? [job.skin, job.cape] : [job.skin]);
+
+/**
+ * The jobs in runs, each drawn in one call, whose textures together fit TEXTURE_BYTES: the page
+ * keeps every texture of the run it draws, so one client's HD skin and cape (4 + 2 MiB) can no
+ * longer push the textures of the jobs beside it out of the page (they failed "not in the page",
+ * and so did their retry: issue #38). A job over the bound alone is drawn alone, its textures
+ * kept until the next run.
+ */
+export function fittingRuns(jobs: WireJob[]): WireJob[][] {
+  const runs: WireJob[][] = [];
+  let run: WireJob[] = [];
+  let keys = new Set<string>();
+  let bytes = 0;
+  for (const job of jobs) {
+    const added = () => texturesOf(job).filter((t) => !keys.has(t.key));
+    if (run.length > 0 && bytes + added().reduce((n, t) => n + t.data.byteLength, 0) > TEXTURE_BYTES) {
+      runs.push(run);
+      run = [];
+      keys = new Set();
+      bytes = 0;
+    }
+    for (const t of added()) {
+      keys.add(t.key);
+      bytes += t.data.byteLength;
+    }
+    run.push(job);
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
 }
 
 /** The page's error for a texture it does not hold. */
@@ -380,7 +414,11 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
       await trim(current, task, browser);
       return {};
     }
-    const draw = (jobs: WireJob[]) => call(current, 'renderBatch', textures.forBatch(jobs));
+    const draw = async (jobs: WireJob[]) => {
+      const answers: Awaited<ReturnType<PageApi['renderBatch']>> = [];
+      for (const run of fittingRuns(jobs)) answers.push(...await call(current, 'renderBatch', textures.forBatch(run)));
+      return answers;
+    };
     const jobs = task.jobs.flatMap(framesOf);
     const answers = await draw(jobs);
     current.drawn += jobs.length;

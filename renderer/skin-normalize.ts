@@ -1,10 +1,12 @@
 // One place that turns a skin or cape PNG into the RGBA texture the drawing code expects:
 // legacy 64x32 skins become 64x64 with mirrored left limbs (as the game does), HD skins keep their
 // resolution, the game's alpha rules apply, and the slim model can be guessed from pixels.
+// Large files are read on the texture threads (texture-threads.ts), small ones here.
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { RenderError } from './errors.ts';
 import { decodeSimplePng } from './png-decode.ts';
+import { normalizeOffThread, readsOffThread } from './texture-threads.ts';
 import { MAX_SKIN_BYTES } from '../shared/skin-layout.ts';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -101,7 +103,16 @@ const LEGACY_COPIES: ReadonlyArray<readonly [number, number, number, number, num
   [40, 20, 40, 52, 4, 12], [44, 20, 36, 52, 4, 12], [48, 20, 32, 52, 4, 12], [52, 20, 44, 52, 4, 12],
 ];
 
-export async function normalizeSkin(png: Buffer): Promise<NormalizedSkin> {
+export function normalizeSkin(png: Buffer): Promise<NormalizedSkin> {
+  return readsOffThread(png) ? normalizeOffThread('skin', png) : readSkin(png);
+}
+
+export function normalizeCape(png: Buffer): Promise<NormalizedCape> {
+  return readsOffThread(png) ? normalizeOffThread('cape', png) : readCape(png);
+}
+
+/** normalizeSkin in this thread. */
+export async function readSkin(png: Buffer): Promise<NormalizedSkin> {
   const decoded = await decode(png, { en: 'skin', zh: '皮肤' });
   const { width, height } = decoded;
   const legacy = height * 2 === width;
@@ -124,8 +135,8 @@ export async function normalizeSkin(png: Buffer): Promise<NormalizedSkin> {
   return { data, size: width, legacy, slimGuess, hash: pixelHash(data) };
 }
 
-/** Capes: 64x32 (or multiples); legacy 22x17 and 46x22 capes are padded with transparency. */
-export async function normalizeCape(png: Buffer): Promise<NormalizedCape> {
+/** normalizeCape in this thread. Capes: 64x32 (or multiples); legacy 22x17 and 46x22 capes are padded with transparency. */
+export async function readCape(png: Buffer): Promise<NormalizedCape> {
   const decoded = await decode(png, { en: 'cape', zh: '披风' });
   const { width, height } = decoded;
   if (width % 64 === 0 && height * 2 === width) return { ...decoded, hash: pixelHash(decoded.data) };

@@ -48,6 +48,12 @@ export interface LaunchOptions {
   keepIndexing?: boolean;
   /** The service writes to this process's stdout and stderr, for a person (pretty on a terminal): nothing is captured or waited for. */
   inherit?: boolean;
+  /**
+   * Start it with `npm start`, as a user does (`prefix` and `nodeArgs` are then unused). npm does
+   * not pass SIGTERM on to the script, so it runs in a process group of its own and stop() signals
+   * the group, as a terminal's Ctrl-C does.
+   */
+  npmStart?: boolean;
 }
 
 export interface RunningService {
@@ -74,16 +80,17 @@ export function echoErrors(line: string, stream: 'stdout' | 'stderr'): void {
  * usually comes later).
  */
 export async function launch(env: Record<string, string | undefined>, options: LaunchOptions = {}): Promise<RunningService> {
-  const [command, ...args] = [...options.prefix ?? [], process.execPath, ...options.nodeArgs ?? [], path.join(ROOT, 'api/main.ts')];
+  const [command, ...args] = options.npmStart ? ['npm', 'start', '--silent'] : [...options.prefix ?? [], process.execPath, ...options.nodeArgs ?? [], path.join(ROOT, 'api/main.ts')];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', options.inherit ? 'inherit' : 'pipe', options.inherit ? 'inherit' : 'pipe'],
+    detached: options.npmStart,
   });
   const logs: LogEntry[] = [];
   const rawLog: string[] = [];
   const urls = {} as RunningService['urls'];
-  const app: RunningService = { urls, logs, rawLog, process: child, waitForLog: (match, timeoutMs) => waitForLog(child, logs, match, timeoutMs), stop: () => stop(child) };
+  const app: RunningService = { urls, logs, rawLog, process: child, waitForLog: (match, timeoutMs) => waitForLog(child, logs, match, timeoutMs), stop: () => stop(child, options.npmStart) };
   if (options.inherit) return app;
 
   let started = false;
@@ -157,10 +164,11 @@ function waitForLog(child: ChildProcess, logs: LogEntry[], match: (entry: LogEnt
   });
 }
 
-async function stop(child: ChildProcess): Promise<number | null> {
+async function stop(child: ChildProcess, group = false): Promise<number | null> {
   // Already ended (also by a signal: then 'exit' has been emitted and would never come again).
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-  child.kill('SIGTERM');
+  if (group) process.kill(-child.pid!, 'SIGTERM');
+  else child.kill('SIGTERM');
   const [code] = await once(child, 'exit');
   return code as number | null;
 }

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   bad_source: { status: 400, message: '不支持的数据源', en: 'Unsupported source' },
   invalid_skin: { status: 400, message: '上传的文件不是有效的皮肤 PNG', en: 'The uploaded file is not a valid skin PNG' },
   payload_too_large: { status: 413, message: '上传的文件过大', en: 'The request body is too large' },
+  request_timeout: { status: 408, message: '请求未在规定时间内发送完毕', en: 'The request did not arrive in time' },
   unauthorized: { status: 401, message: '需要登录', en: 'Authentication required' },
   forbidden: { status: 403, message: '没有权限', en: 'Not allowed' },
   not_found: { status: 404, message: '玩家不存在', en: 'No such player' },

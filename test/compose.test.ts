@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { parse } from 'yaml';
+import { MAX_SKIN_BYTES } from '../shared/skin-layout.ts';
 import { ROOT } from './helpers/service.ts';
 
 interface Service { profiles?: string[]; environment?: Record<string, string>; deploy?: { resources?: { reservations?: { devices?: Array<{ driver: string; capabilities: string[] }> } } }; healthcheck?: unknown; build?: unknown; image?: string; networks?: { default?: { aliases?: string[] } } }
@@ -61,6 +62,20 @@ test('only the load balancer\'s hop is trusted, and no service that trusts a pro
     t.is((s as { ports?: unknown[] }).ports, undefined, `${name} trusts a proxy, so only the proxy may reach it`);
   }
   t.is(services.media.environment?.TRUST_PROXY, undefined, 'media is published directly');
+});
+
+test('nginx passes a full upload form, caps connections per client and never retries the service\'s own 5xx', (t) => {
+  const conf = readFileSync(path.join(ROOT, 'deploy/nginx.conf'), 'utf8').replace(/#.*$/gm, '');
+  const directive = (name: string) => new RegExp(`^\\s*${name}\\s+([^;]+);`, 'm').exec(conf)?.[1].trim();
+  // A skin and a cape of MAX_SKIN_BYTES each, and the form around them.
+  const [, amount, unit] = /^(\d+)([kKmM]?)$/.exec(directive('client_max_body_size') ?? '') ?? [];
+  const bytes = Number(amount) * ({ k: 1024, m: 1024 ** 2 }[unit?.toLowerCase() as 'k' | 'm'] ?? 1);
+  t.true(bytes > 2 * MAX_SKIN_BYTES, `client_max_body_size ${directive('client_max_body_size')}`);
+  const zone = /limit_conn_zone\s+\$binary_remote_addr\s+zone=(\w+):/.exec(conf)?.[1];
+  t.truthy(zone, 'a limit_conn_zone keyed by the client address');
+  t.regex(directive('limit_conn') ?? '', new RegExp(`^${zone}\\s+\\d+$`));
+  const retried = (directive('proxy_next_upstream') ?? '').split(/\s+/);
+  t.deepEqual(retried.filter((c) => /^http_5/.test(c) || c === 'non_idempotent'), [], 'a 502/503/504 is the service\'s answer, passed on');
 });
 
 // No Compose client on these machines: the test is skipped by name, with the reason, not passed.

@@ -6,13 +6,13 @@
 // Real Chromium; one farm for the load tests, in order.
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import sharp from 'sharp';
 import { RenderError } from '../renderer/errors.ts';
 import { RenderFarm } from '../renderer/farm.ts';
 import type { RenderJob } from '../renderer/jobs.ts';
 import { normalizeSkin } from '../renderer/skin-normalize.ts';
 import { drawSkin } from '../scripts/fake-upstream/skin-art.ts';
 import { createLogger } from '../shared/log.ts';
+import { invisibleVariant as variant } from './helpers/png.ts';
 import { descendants } from './helpers/processes.ts';
 import { startSkins } from './helpers/skins.ts';
 
@@ -113,13 +113,6 @@ test('a fresh page that draws its known answer wrong draws for no one: its brows
   t.like(one.stats(), { selfCheckFailures: 1, browserRestarts: 1, failed: 0 });
   t.false(one.browserPids().includes(browser));
 });
-
-/** A skin's PNG with texel (0, 0) in another colour: no face shows it, but the texture hash (the cache key) changes. */
-async function variant(skin: Buffer, n: number): Promise<Buffer> {
-  const { data, info } = await sharp(skin).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-  data.set([n, 255 - n, 7, 255], 0);
-  return sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }).png().toBuffer();
-}
 
 test('through the service: after its GPU process is killed the next render is still the right image, and /v1/status and /metrics count the page replaced', async (t) => {
   const h = await startSkins({ RENDER_WORKERS: '1' });

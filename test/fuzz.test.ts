@@ -1,7 +1,7 @@
 // A bounded fuzz run over all three services: requests generated from the served /openapi.json
 // (valid, boundary and hostile values for every parameter) plus adversarial families (odd
 // methods, duplicated parameters, wrong content types, huge and deep JSON, broken multipart, CRLF
-// in echoed values, traversal in every path parameter). Seeded, so a failure reproduces.
+// in echoed values, traversal in every path parameter, slow bodies). Seeded, so a failure reproduces.
 // It fails on any 5xx that is not a deliberate upstream fault, any answer slower than 10 s, a
 // stack trace or an internal path in a body, a broken envelope, or an injected header. Abuse
 // families: random paths then the metrics' label set, password and key guessing from a rotating
@@ -21,11 +21,18 @@ type ServiceName = 'skins' | 'media' | 'search';
 interface Schema { type?: string; enum?: unknown[]; minimum?: number; maximum?: number; default?: unknown }
 interface Parameter { name: string; in: string; required?: boolean; schema?: Schema; example?: unknown }
 interface Operation { parameters?: Parameter[]; requestBody?: { content?: Record<string, { example?: unknown }> } }
-interface Probe { service: ServiceName; method: string; path: string; headers?: Record<string, string>; body?: string | Uint8Array; label: string }
+/**
+ * How a slow body is sent: all but its last 1,000 bytes, chunked and never ended, or only its
+ * headers with a Content-Length over any limit. Each must be answered, not held.
+ */
+type Stall = 'short' | 'chunked' | 'unsent';
+interface Probe { service: ServiceName; method: string; path: string; headers?: Record<string, string>; body?: string | Uint8Array; stall?: Stall; label: string }
 interface Outcome { status: number; ms: number; type: string; text: string; headers: Record<string, string> }
 
 const ADMIN_TOKEN = 'fuzz-admin-token-0123456789';
 const DEADLINE_MS = 10_000;
+/** BODY_TIMEOUT_SECONDS of the run: a stalled body is answered well within DEADLINE_MS. */
+const BODY_TIMEOUT_SECONDS = 2;
 /** Names whose upstream answers fail on purpose (the fake's fault player; hangs are tested elsewhere). */
 const DELIBERATE_FAULT = /FailPlayer/i;
 
@@ -121,6 +128,14 @@ function generate(operations: ReturnType<typeof loadOperations>, random: () => n
       probes.push({ service, method, path: concrete, headers: { ...auth(service), 'content-type': 'application/json' }, body: `${'['.repeat(100_000)}${']'.repeat(100_000)}`, label: `deep JSON to ${template}` });
       probes.push({ service, method, path: concrete, headers: { ...auth(service), 'content-type': 'application/json' }, body: '{"names": ["SlimAlex"', label: `truncated JSON to ${template}` });
       probes.push({ service, method, path: concrete, headers: { ...auth(service), 'content-type': 'multipart/form-data; boundary=zz' }, body: '--zz\r\nContent-Disposition: form-data; name="file"; filename="../../x.png"\r\n\r\n\u0089PNG', label: `broken multipart to ${template}` });
+      // Slow bodies, of the type the operation reads.
+      const form = op.requestBody?.content?.['multipart/form-data'] !== undefined;
+      const slow = form
+        ? { type: 'multipart/form-data; boundary=zz', body: `--zz\r\nContent-Disposition: form-data; name="file"; filename="s.png"\r\n\r\n${'\u0089PNG'.padEnd(4000, 'x')}` }
+        : { type: Object.keys(op.requestBody?.content ?? {})[0] ?? 'application/json', body: JSON.stringify(bodyExample ?? {}) };
+      for (const stall of ['short', 'chunked', 'unsent'] as const) {
+        probes.push({ service, method, path: concrete, headers: { ...auth(service), 'content-type': slow.type }, body: slow.body, stall, label: `slow body (${stall}) to ${template}` });
+      }
     }
   }
   return probes;
@@ -137,25 +152,39 @@ function mutate(example: unknown, random: () => number, pick: <T>(list: T[]) => 
   return copy;
 }
 
-/** One request on the wire (fetch refuses odd methods and some bodies). */
+/** The headers that make a probe's body slow. */
+function stallHeaders(probe: Probe): Record<string, string> {
+  const length = Buffer.byteLength(probe.body ?? '');
+  if (probe.stall === 'short') return { 'content-length': String(length + 1000) };
+  return probe.stall === 'unsent' ? { 'content-length': '100000000' } : { 'transfer-encoding': 'chunked' };
+}
+
+/** One request on the wire (fetch refuses odd methods and some bodies); a stalled one is left open until answered. */
 function send(base: string, probe: Probe): Promise<Outcome> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${probe.path}`, { method: probe.method, headers: { ...probe.headers, 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` } }, (res) => {
+    const headers = { ...probe.headers, ...(probe.stall ? stallHeaders(probe) : {}), 'x-forwarded-for': `198.51.100.${Math.floor(Math.random() * 250) + 1}` };
+    const req = http.request(`${base}${probe.path}`, { method: probe.method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({
-        status: res.statusCode ?? 0,
-        ms: performance.now() - started,
-        type: String(res.headers['content-type'] ?? ''),
-        text: Buffer.concat(chunks).toString('utf8'),
-        headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, String(v)])),
-      }));
+      res.on('end', () => {
+        resolve({
+          status: res.statusCode ?? 0,
+          ms: performance.now() - started,
+          type: String(res.headers['content-type'] ?? ''),
+          text: Buffer.concat(chunks).toString('utf8'),
+          headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, String(v)])),
+        });
+        // A stalled request is never finished by this side: answered, it is done.
+        if (probe.stall) req.destroy();
+      });
       res.on('error', reject);
     });
     req.setTimeout(DEADLINE_MS, () => req.destroy(new Error(`no answer in ${DEADLINE_MS} ms`)));
     req.on('error', reject);
-    req.end(probe.body);
+    if (!probe.stall) req.end(probe.body);
+    else if (probe.stall !== 'unsent') req.write(probe.body ?? '');
+    else req.flushHeaders();
   });
 }
 
@@ -196,6 +225,7 @@ test.before(async () => {
     TRUST_PROXY: '1',
     UPSTREAM_TIMEOUT_MS: '20000',
     MAX_EVENT_LOOP_LAG_MS: '0',
+    BODY_TIMEOUT_SECONDS: String(BODY_TIMEOUT_SECONDS),
     ACCESS_LOG: 'false',
     OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
     MEDIA_DIR: path.join(root, 'media'),
@@ -239,6 +269,7 @@ test('2,000+ generated and adversarial requests: no 5xx, no hang, no leak, every
   t.log(`${probes.length} requests; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
   t.deepEqual(failures.slice(0, 60).map((f) => f.slice(0, 300)), [], `${failures.length} failures`);
   t.true(statuses.has(200) && statuses.has(400) && statuses.has(405), 'the run reached handlers, validation and routing');
+  t.true(statuses.has(408) && statuses.has(413), 'slow bodies were cut at their deadline, unsent ones refused by their length');
   t.false(app.logs.some((l) => l.msg === 'unexpected error'), 'no request was an unexpected error');
   t.is(app.process.exitCode, null, 'the service is still up');
 });

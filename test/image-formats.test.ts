@@ -219,8 +219,8 @@ test('an upload renders in the format its form, query or extension names', async
 
 test('encodes wait their turn, two at a time; past 256 waiting the answer is overloaded', async (t) => {
   const png = await sharp({ create: { width: 8, height: 8, channels: 4, background: { r: 10, g: 20, b: 30, alpha: 0.5 } } }).png().toBuffer();
-  // Called in one turn of the loop: two start, 256 wait, the rest are refused at once.
-  const outcomes = await Promise.allSettled(Array.from({ length: 300 }, () => encodeImage(png, 'webp')));
+  // Called in one turn of the loop by two clients (one encode of each runs at a time): two start, 256 wait, the rest are refused at once.
+  const outcomes = await Promise.allSettled(Array.from({ length: 300 }, (_, i) => encodeImage(png, 'webp', `client-${i % 2}`)));
   const refused = outcomes.filter((o) => o.status === 'rejected');
   t.is(refused.length, 42);
   for (const o of refused) t.is((o.reason as { code?: string }).code, 'overloaded');
@@ -229,5 +229,5 @@ test('encodes wait their turn, two at a time; past 256 waiting the answer is ove
   const pixels = (await raw(png)).data;
   t.true((await raw(done.at(-1)!)).data.equals(pixels));
   // The queue empties: a later encode starts at once.
-  t.true(isWebp(await encodeImage(png, 'webp')));
+  t.true(isWebp(await encodeImage(png, 'webp', 'client-0')));
 });

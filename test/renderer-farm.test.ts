@@ -63,6 +63,18 @@ test.serial('asked for the GPU where WebGL cannot start on it, the farm starts i
   }
 });
 
+test.serial('clients take turns in the queue: one client\'s flood holds another\'s job back by one of its own, and each client\'s jobs keep their order', async (t) => {
+  const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', queueLimit: 100, batchSize: 1, jobTimeoutMs: 20_000 },
+    createLogger('warn', {}, (line) => warnings.push(line)));
+  t.teardown(() => one.close());
+  const done: string[] = [];
+  const send = (client: string, n: number) => one.render({ ...job(n), client }).then(() => done.push(`${client}${n}`));
+  // The page takes a1 and a2 at once (two batches a page); a3..a6 wait; b1 comes last.
+  const flood = [1, 2, 3, 4, 5, 6].map((n) => send('a', n));
+  await Promise.all([...flood, send('b', 1)]);
+  t.deepEqual(done, ['a1', 'a2', 'a3', 'b1', 'a4', 'a5', 'a6']);
+});
+
 test.serial('a page still drawing takes its next batch early, but only when half a batch waits', async (t) => {
   const one = await RenderFarm.create({ workers: 1, browsers: 1, gpu: 'off', queueLimit: 100, batchSize: 4, jobTimeoutMs: 20_000 },
     createLogger('warn', {}, (line) => warnings.push(line)));

@@ -1,12 +1,16 @@
 // Per-IP rate limits with their headers, stale-on-error and negative caching.
 import test from 'ava';
+import { stillCost } from '../api/skins/image-cost.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 import { startInOneWindow } from './helpers/rate-window.ts';
+
+// A work budget of 120 small avatars drawn (images not cached cost by pixels and format).
+const WORK_BUDGET = 120 * stillCost({ kind: 'avatar', size: 64 }, 'png');
 
 let h: SkinsHarness;
 test.before(async () => {
   // Profiles are stale as soon as stored, so every read tries the upstream first.
-  h = await startSkins({ TRUST_PROXY: '1', CACHE_TTL_PROFILE: '0' });
+  h = await startSkins({ TRUST_PROXY: '1', CACHE_TTL_PROFILE: '0', IMAGE_WORK_BUDGET: String(WORK_BUDGET) });
 });
 test.after.always(async () => {
   await h?.stop();
@@ -70,7 +74,7 @@ test.serial('"no such player" answers are cached', async (t) => {
 });
 
 // Serial: the stale-on-error test takes the upstream down while it runs.
-test.serial('images drawn rather than found cached have a budget of their own: 120 a window per client', async (t) => {
+test.serial('images drawn rather than found cached cost a work budget of their own: here 120 small avatars a window per client', async (t) => {
   const ip = '198.51.100.40';
   await startInOneWindow(30_000);
   const drawn = (i: number, who = ip) => h.get(`/v1/avatar/gen_3/64?bg=${(0x100000 + i).toString(16)}`, from(who));
@@ -84,7 +88,7 @@ test.serial('images drawn rather than found cached have a budget of their own: 1
   const limited = await drawn(120);
   t.is(limited.status, 429);
   t.is(limited.json.code, 'rate_limited');
-  t.is(limited.headers.get('x-ratelimit-limit'), '120');
+  t.is(limited.headers.get('x-ratelimit-limit'), String(WORK_BUDGET));
   t.is(limited.headers.get('x-ratelimit-remaining'), '0');
   t.true(Number(limited.headers.get('retry-after')) >= 1);
   const cached = await drawn(7);

@@ -141,7 +141,8 @@ function operation({ method, path, services, route, params }: DescribedRoute, { 
   const repeated = parameters.some((p) => p.in === 'query') ? ['bad_request' as const] : [];
   const errors: ErrorCode[] = [...new Set<ErrorCode>([...spec.errors ?? [], ...repeated, ...(route.limit ? ['rate_limited' as const] : []),
     // overloaded: every port answers 503 while its service starts, and the load shedder's 503 after.
-    ...(body ? ['payload_too_large' as const] : []), 'overloaded' as const])];
+    // A body is bounded (api/http/body.ts): its size, its deadline, the client's bodies at once.
+    ...(body ? ['payload_too_large', 'request_timeout', 'rate_limited'] as const : []), 'overloaded' as const])];
   const okHeaders = {
     ...spec.ok.headers, ...(route.limit ? RATE_HEADERS : {}),
     ...(route.cacheControl ? { 'Cache-Control': { description: route.cacheControl, schema: { type: 'string' } } } : {}),

@@ -15,10 +15,11 @@ export function registerShell(app: Koa<never>, shell: Shell): void {
   shells.set(app, shell);
 }
 
-function codeFor(error: NodeJS.ErrnoException): { status: number; reason: string; code: ErrorCode } {
-  if (error.code === 'HPE_HEADER_OVERFLOW') return { status: 431, reason: 'Request Header Fields Too Large', code: 'bad_request' };
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, reason: 'Request Timeout', code: 'bad_request' };
-  return { status: 400, reason: 'Bad Request', code: 'bad_request' };
+function codeFor(error: NodeJS.ErrnoException): { status: number; reason: string; code: ErrorCode; detail: string } {
+  if (error.code === 'HPE_HEADER_OVERFLOW') return { status: 431, reason: 'Request Header Fields Too Large', code: 'bad_request', detail: 'malformed HTTP request' };
+  // headersTimeout or requestTimeout (api/server.ts).
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, reason: 'Request Timeout', code: 'request_timeout', detail: 'the request did not arrive in time' };
+  return { status: 400, reason: 'Bad Request', code: 'bad_request', detail: 'malformed HTTP request' };
 }
 
 /** A 'clientError' listener for the app's HTTP server. */
@@ -30,8 +31,8 @@ export function onClientError(app: Koa<never>): (error: NodeJS.ErrnoException, s
       return;
     }
     const shell = shells.get(app);
-    const { status, reason, code } = codeFor(error);
-    const body = JSON.stringify(shell ? shell.format(new ApiError(code, { detail: 'malformed HTTP request' })) : { code, success: false });
+    const { status, reason, code, detail } = codeFor(error);
+    const body = JSON.stringify(shell ? shell.format(new ApiError(code, { detail })) : { code, success: false });
     const headers = [
       `HTTP/1.1 ${status} ${reason}`,
       'Content-Type: application/json; charset=utf-8',

@@ -49,6 +49,7 @@ const RENDER_ERRORS: Record<RenderErrorKind, ErrorCode> = {
   crashed: 'render_failed',
   failed: 'render_failed',
   invalid_texture: 'invalid_skin',
+  unavailable: 'overloaded',
 };
 
 /** Maps a thrown value to an ApiError; null when it is unexpected (a bug or an outage). */

@@ -1,15 +1,25 @@
 // A multipart form with a few named files, at most one each, read into memory. Whatever is wrong
 // with the form is the client's error: too large is 413, anything else malformed (an unknown or
 // repeated file field, too many files or fields, a truncated body, no boundary) is 400, never a
-// 500; and the error names the field it is about.
+// 500; and the error names the field it is about. The form is read within the bounds of every
+// request body (body.ts): a declared length over what the form can hold is 413 before reading.
 import multer from '@koa/multer';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
+import { boundedBody } from './body.ts';
 
 /** Multer's limit codes that mean "too large" rather than "malformed". */
 const TOO_LARGE = new Set(['LIMIT_FILE_SIZE', 'LIMIT_FIELD_VALUE', 'LIMIT_FIELD_KEY']);
 
 export interface FileFormLimits { fileSize: number; fields: number; fieldSize: number }
+
+/** A part's boundary and headers: generous, a browser writes ~150 bytes. */
+const PART_OVERHEAD = 1024;
+
+/** The longest body a form of `files` can be: each file and field at its limit, and the parts around them. */
+function formBytes(files: readonly string[], limits: FileFormLimits): number {
+  return files.length * limits.fileSize + limits.fields * limits.fieldSize + (files.length + limits.fields + 1) * PART_OVERHEAD;
+}
 
 /** What went wrong, in words, naming the field (multer's error carries it where it knows one). */
 function describe(code: string, field: string | undefined, files: readonly string[], limits: FileFormLimits): string {
@@ -41,9 +51,10 @@ export function fileForm(files: readonly string[], limits: FileFormLimits): Midd
   // One file more than the form takes gets as far as multer's field check, which names it (a
   // second cape, an unknown field); busboy stops any further one without a name.
   const upload = multer({ storage: multer.memoryStorage(), limits: { ...limits, files: files.length + 1 } }).fields(files.map((name) => ({ name, maxCount: 1 })));
+  const maxBytes = formBytes(files, limits);
   return async (ctx, next) => {
     try {
-      await upload(ctx as never, async () => {});
+      await boundedBody(ctx, maxBytes, { zh: '表单', en: 'the form' }, () => upload(ctx as never, async () => {}));
     } catch (error) {
       throw toMultipartError(error, files, limits);
     }

@@ -1,5 +1,6 @@
 // Per-client-IP rate limits in fixed 60 s windows aligned to the clock, so every instance that
 // shares Redis counts into the same window key. Without Redis the counters live in this process.
+// A hit counts 1 (a request) or a weight (a work budget charges each image its cost).
 import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import type { Middleware } from 'koa';
@@ -11,10 +12,11 @@ import { rateLimited } from '../metrics.ts';
 
 export interface CounterStore {
   /**
-   * Counts one hit of `client` in `group`'s window ending at `resetAt` (ms) and returns the new
-   * count, or null when the store could not count it (the group's table is full).
+   * Adds `weight` (1 for a request, a cost for a work budget) to `client`'s count in `group`'s
+   * window ending at `resetAt` (ms) and returns the new count, or null when the store could not
+   * count it (the group's table is full).
    */
-  hit(group: string, client: string, resetAt: number): Promise<number | null>;
+  hit(group: string, client: string, resetAt: number, weight?: number): Promise<number | null>;
 }
 
 /**
@@ -38,11 +40,11 @@ export class MemoryCounterStore implements CounterStore {
     this.maxClientsPerGroup = maxClientsPerGroup;
   }
 
-  async hit(group: string, client: string, resetAt: number): Promise<number | null> {
+  async hit(group: string, client: string, resetAt: number, weight = 1): Promise<number | null> {
     const counts = this.window(group, resetAt);
     const known = counts.get(client);
     if (known === undefined && counts.size >= this.maxClientsPerGroup) return null;
-    const count = (known ?? 0) + 1;
+    const count = (known ?? 0) + weight;
     counts.set(client, count);
     return count;
   }
@@ -79,9 +81,9 @@ export class MemoryCounterStore implements CounterStore {
   }
 }
 
-// INCR and the expiry in one round trip, atomically, so concurrent instances never lose a count.
-const HIT_SCRIPT = `local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIREAT', KEYS[1], ARGV[1]) end
+// INCRBY and the expiry in one round trip, atomically, so concurrent instances never lose a count.
+const HIT_SCRIPT = `local n = redis.call('INCRBY', KEYS[1], ARGV[2])
+if n == tonumber(ARGV[2]) then redis.call('PEXPIREAT', KEYS[1], ARGV[1]) end
 return n`;
 
 export class RedisCounterStore implements CounterStore {
@@ -89,8 +91,8 @@ export class RedisCounterStore implements CounterStore {
   constructor(redis: RedisClientType) {
     this.redis = redis;
   }
-  async hit(group: string, client: string, resetAt: number): Promise<number> {
-    const n = await this.redis.eval(HIT_SCRIPT, { keys: [`skinfarm:rl:${group}:${client}:${resetAt}`], arguments: [String(resetAt + 1000)] });
+  async hit(group: string, client: string, resetAt: number, weight = 1): Promise<number> {
+    const n = await this.redis.eval(HIT_SCRIPT, { keys: [`skinfarm:rl:${group}:${client}:${resetAt}`], arguments: [String(resetAt + 1000), String(weight)] });
     return Number(n);
   }
 }
@@ -164,13 +166,14 @@ export class RateLimiter {
     this.storeFailing = new StateLog(log, 'rate-limit store failed; request limits count in process, authentication limits refuse', { recovered: 'rate-limit store answers again' });
   }
 
-  async check(group: RateLimitGroup, ip: string, now = Date.now()): Promise<RateLimitOutcome> {
+  /** Counts a request of `ip` in `group`, or `cost` units of its work where the group is a work budget. */
+  async check(group: RateLimitGroup, ip: string, now = Date.now(), cost = 1): Promise<RateLimitOutcome> {
     const windowMs = group.windowMs ?? 60_000;
     const resetAt = Math.floor(now / windowMs) * windowMs + windowMs;
     const client = clientKey(ip);
     let count: number | null;
     try {
-      count = await this.store.hit(group.name, client, resetAt);
+      count = await this.store.hit(group.name, client, resetAt, cost);
       if (this.fallback) {
         if (count !== null && !group.authentication) this.fallback.seed(group.name, client, resetAt, count);
         this.storeFailing.clear();
@@ -181,10 +184,10 @@ export class RateLimiter {
       // its first: an authentication limit refuses.
       if (group.authentication) throw new ApiError('overloaded', { detail: 'the rate-limit store is unavailable; try again shortly', retryAfter: 5 });
       // A request limit goes on, per instance, from the count the store last gave.
-      count = await this.fallback!.hit(group.name, client, resetAt);
+      count = await this.fallback!.hit(group.name, client, resetAt, cost);
     }
     // Not countable: a request group lets it through as a first hit, an authentication group refuses.
-    count ??= group.authentication ? Infinity : 1;
+    count ??= group.authentication ? Infinity : cost;
     const limited = count > group.limit;
     if (limited) {
       this.limitedTotal += 1;
@@ -193,9 +196,9 @@ export class RateLimiter {
     return { limit: group.limit, remaining: Math.max(0, group.limit - count), resetAt, limited };
   }
 
-  /** Counts one request of `ip` in `group` and throws 429 past the quota (with that group's headers). */
-  async enforce(group: RateLimitGroup, ip: string, detail?: string): Promise<RateLimitOutcome> {
-    return limitedOrNot(await this.check(group, ip), detail);
+  /** Counts one request (or `cost` units) of `ip` in `group` and throws 429 past the quota (with that group's headers). */
+  async enforce(group: RateLimitGroup, ip: string, detail?: string, cost = 1): Promise<RateLimitOutcome> {
+    return limitedOrNot(await this.check(group, ip, Date.now(), cost), detail);
   }
 
   /** Koa middleware for one group: headers on every counted response, 429 past the quota. */

@@ -1,6 +1,7 @@
 // The media service's routes: thin handlers over the selector, library, access and file modules.
 import type { Context } from 'koa';
 import { ApiError, isApiError } from '../../shared/errors.ts';
+import { readBody } from '../http/body.ts';
 import { requestOrigin } from '../http/client-address.ts';
 import { pageFrame, type SiteAddresses } from '../http/page.ts';
 import { choice, flag, inPath, inQuery, text, type Params } from '../http/params.ts';
@@ -145,14 +146,7 @@ async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Se
 }
 
 async function readSmallBody(ctx: Context): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_LOGIN_BODY) throw new ApiError('payload_too_large', { detail: `the login form is at most ${MAX_LOGIN_BODY} bytes` });
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return (await readBody(ctx, MAX_LOGIN_BODY, { zh: '登录表单', en: 'the login form' })).toString('utf8');
 }
 
 /** The password from a login form or a JSON body `{"password": "..."}`. */

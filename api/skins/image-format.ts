@@ -5,8 +5,10 @@
 import type { Context, Middleware } from 'koa';
 import sharp from 'sharp';
 import { ApiError } from '../../shared/errors.ts';
+import { FairQueue } from '../../shared/fair-queue.ts';
 import { LruMap } from '../../shared/lru-map.ts';
 import { choice, inQuery } from '../http/params.ts';
+import { gaugeFrom } from '../metrics.ts';
 
 export type ImageFormat = 'png' | 'webp' | 'avif';
 export const IMAGE_FORMATS: readonly ImageFormat[] = ['png', 'webp', 'avif'];
@@ -103,33 +105,51 @@ export function requestFormat(ctx: Context, given: unknown, fromAccept: boolean)
  * AVIF lossless (libvips: identity matrix, 4:4:4) is exact too, but about as large as the PNG:
  * effort 2 is within ~8% of efforts 3 and 4 in bytes at less CPU (4, the default, takes seconds
  * for a body); lossy AVIF, even at q90 4:4:4, moves texel colours by up to 45 of 255.
+ * Above AVIF_EFFORT_2_MAX_PIXELS AVIF is encoded at effort 1 (issue #38, docs/benchmarks.md "Work
+ * per client"): a 512 px body took 885 ms of CPU at effort 2 and 278 at effort 1, and its file
+ * is still smaller than the PNG (78%, against 55%); below, effort 1 makes files larger than the PNG.
  */
 const WEBP = { lossless: true, exact: true, effort: 2 } as const;
 const AVIF = { lossless: true, effort: 2 } as const;
+const AVIF_LARGE = { lossless: true, effort: 1 } as const;
+export const AVIF_EFFORT_2_MAX_PIXELS = 256 * 512;
+
+/**
+ * CPU ms an encode takes per megapixel, measured with these settings (docs/benchmarks.md, "Work
+ * per client"): what an image costs its client's work budget (image-cost.ts).
+ */
+export function encodeMsPerMegapixel(format: ImageFormat, pixels: number): number {
+  if (format === 'png') return 0;
+  if (format === 'webp') return 300;
+  return pixels <= AVIF_EFFORT_2_MAX_PIXELS ? 1800 : 700;
+}
 
 /**
  * Encodes running at once, and waiting: sharp runs each in libuv's pool (4 threads unless
  * UV_THREADPOOL_SIZE says otherwise), which DNS lookups of upstream calls, file reads and skin
- * decodes need too; AVIF takes tenths of a second each, so a burst of them must not hold every
- * thread. Past the waiting bound the answer is 503 `overloaded`, as the render queue's is.
+ * decodes need too; an AVIF takes a core for tenths of a second, so a burst of them must not hold
+ * every thread, nor one client's burst every slot: the queue is fair (shared/fair-queue.ts), one
+ * encode of a client at a time. Past the waiting bound the answer is 503 `overloaded`, as the
+ * render queue's is.
  */
 const RUNNING_MAX = 2;
 const WAITING_MAX = 256;
-let running = 0;
-const waiting: Array<() => void> = [];
+const encodes = new FairQueue(RUNNING_MAX, WAITING_MAX, () => new ApiError('overloaded', { detail: { zh: '图像编码队列已满', en: 'the image encoding queue is full' }, retryAfter: 5 }));
+gaugeFrom('skinfarm_encode_queue_running', 'Image encodes (stills and turntables) running', () => encodes.running);
+gaugeFrom('skinfarm_encode_queue_waiting', 'Image encodes waiting for their client\'s turn', () => encodes.waiting);
 
-/** The PNG re-encoded as `format` (sharp: in libuv's pool, off the event loop). */
-export async function encodeImage(png: Buffer, format: Exclude<ImageFormat, 'png'>): Promise<Buffer> {
-  if (running < RUNNING_MAX) running += 1;
-  else if (waiting.length >= WAITING_MAX) throw new ApiError('overloaded', { detail: { zh: '图像编码队列已满', en: 'the image encoding queue is full' }, retryAfter: 5 });
-  // A finished encode hands its slot straight to the first waiting one (running stays counted).
-  else await new Promise<void>((resolve) => waiting.push(resolve));
-  try {
+/** Runs an encode (a still's, a turntable's) in `client`'s turn of the encode queue. */
+export function queuedEncode<T>(client: string, encode: () => Promise<T>): Promise<T> {
+  return encodes.run(client, encode);
+}
+
+/** Width x height of a PNG, from its header (IHDR is always the first chunk). */
+const pngPixels = (png: Buffer) => png.readUInt32BE(16) * png.readUInt32BE(20);
+
+/** The PNG re-encoded as `format` for `client` (sharp: in libuv's pool, off the event loop). */
+export function encodeImage(png: Buffer, format: Exclude<ImageFormat, 'png'>, client: string): Promise<Buffer> {
+  return queuedEncode(client, () => {
     const image = sharp(png);
-    return await (format === 'webp' ? image.webp(WEBP) : image.avif(AVIF)).toBuffer();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else running -= 1;
-  }
+    return (format === 'webp' ? image.webp(WEBP) : image.avif(pngPixels(png) <= AVIF_EFFORT_2_MAX_PIXELS ? AVIF : AVIF_LARGE)).toBuffer();
+  });
 }

@@ -5,10 +5,12 @@ import { ApiError } from '../../shared/errors.ts';
 import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
 import { fileForm, formFile } from '../http/multipart.ts';
 import { asFormField, choice, inQuery, type Param, type Params } from '../http/params.ts';
-import type { OperationDoc, Route } from '../http/route-table.ts';
+import { clientKey } from '../http/rate-limit.ts';
+import { quotaGroup, type OperationDoc, type Route } from '../http/route-table.ts';
 import { images } from '../docs/fragments.ts';
 import { object } from '../docs/schemas.ts';
 import { IMAGE_KINDS, imageOptions, imageParams, imageSummary, optionsKey, sizeParam, type ImageKind } from './image-params.ts';
+import { stillCost } from './image-cost.ts';
 import { CONTENT_TYPES, extensionOf, formatParam, requestFormat } from './image-format.ts';
 import { IMAGE_CACHE_CONTROL, imageEtag, sendPng } from './image-response.ts';
 import { profileOrDemoFallback } from './pages/demo-fallback.ts';
@@ -33,12 +35,13 @@ export async function answerForPlayer(ctx: Context, service: SkinsService, param
 const image = (kind: ImageKind) => async (ctx: Context, service: SkinsService, params: Params): Promise<void> => {
   // Before the lookup: a format named twice, differently, costs no upstream call.
   const format = requestFormat(ctx, params.format, service.config.imageFormatFromAccept);
-  await answerForPlayer(ctx, service, params, (profile) => service.images.reply(ctx, profile, imageOptions(kind, params), format, () => chargeDrawing(ctx, service)));
+  const options = imageOptions(kind, params);
+  await answerForPlayer(ctx, service, params, (profile) => service.images.reply(ctx, profile, options, format, () => chargeWork(ctx, service, stillCost(options, format))));
 };
 
-/** Counts an image this request has drawn (not found cached) against its client's own budget. */
-async function chargeDrawing(ctx: Context, service: SkinsService): Promise<void> {
-  await service.limiter.enforce(RATE_GROUPS.render, ctx.ip, 'too many uncached images from this address; cached images are still served');
+/** Charges the work of an image this request draws or encodes (not found cached) to its client's own budget. */
+export async function chargeWork(ctx: Context, service: SkinsService, cost: number): Promise<void> {
+  await service.limiter.enforce(quotaGroup(RATE_GROUPS.work, service.config), ctx.ip, 'too much image work from this address this minute (uncached images, by size and format); cached images are still served', cost);
 }
 
 // The skin, and optionally a cape (its texture also holds the elytra); each at most as large as a
@@ -63,8 +66,8 @@ async function renderUpload(ctx: Context, service: SkinsService, params: Params)
   const model = params.model as 'classic' | 'slim' | undefined;
   const options = imageOptions('render', params);
   const format = requestFormat(ctx, params.format, service.config.imageFormatFromAccept);
-  await chargeDrawing(ctx, service);
-  const drawn = await service.images.drawUpload(file.buffer, cape?.buffer ?? null, model === undefined ? null : model === 'slim', options, format);
+  await chargeWork(ctx, service, stillCost(options, format));
+  const drawn = await service.images.drawUpload(file.buffer, cape?.buffer ?? null, model === undefined ? null : model === 'slim', options, format, clientKey(ctx.ip));
   // From the uploaded bytes and the options: two uploads never share a tag.
   const hash = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64url');
   sendPng(ctx, { png: drawn, type: CONTENT_TYPES[format], etag: imageEtag('upload', hash(file.buffer), cape ? hash(cape.buffer) : '-', model ?? 'guess', optionsKey(options), format), cache: 'MISS' });
@@ -82,7 +85,7 @@ const field = (p: Param) => [p.name, { ...p.schema, description: p.description, 
 function uploadDoc(fields: readonly Param[], description: string, example: Record<string, unknown>): OperationDoc {
   return {
     summary: 'Render an uploaded skin',
-    description: `${description} The render options may also be given in the query; \`flip\` does nothing here (an upload has no name). The answer is not cached (Cache-Control: no-store).`,
+    description: `${description} The render options may also be given in the query; \`flip\` does nothing here (an upload has no name). The answer is not cached (Cache-Control: no-store). Each upload costs the client's work budget by its size and format (IMAGE_WORK_BUDGET, as an image that is not cached): 429 past it.`,
     body: {
       required: true,
       content: {
@@ -106,6 +109,7 @@ const upload = { limit: RATE_GROUPS.image, cacheControl: 'no-store', handle: ren
 const uploadBefore = (...first: Middleware[]) => () => [...first, uploadForm, formFieldsAsQuery];
 const sizeField = asFormField(sizeParam('query', 256));
 
+const WORK_NOTE = 'An image that is not cached also costs the client\'s work budget by its pixels and format (IMAGE_WORK_BUDGET, estimated CPU ms a minute; a 512 px AVIF costs over a hundred times a 64 px PNG): 429 past it, while cached images are still served.';
 const FORMAT_NOTE = 'PNG, WebP (lossless) or AVIF (lossless): by `format=` or an extension on the last segment (`/256.webp`, or `/{name}.webp` without a size), the two agreeing; by `Accept` only where the operator turns IMAGE_FORMAT_FROM_ACCEPT on (then `Vary: Accept`).';
 
 function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
@@ -115,7 +119,7 @@ function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
     before: () => [extensionOf(sizeIn === 'path' ? 'size' : 'name')],
     doc: {
       summary: imageSummary(kind),
-      description: `Size in pixels ${sizeIn === 'path' ? 'in the path (or as ?size=)' : 'as ?size= (or in the path)'}. ${FORMAT_NOTE} Answers HEAD too.`,
+      description: `Size in pixels ${sizeIn === 'path' ? 'in the path (or as ?size=)' : 'as ?size= (or in the path)'}. ${FORMAT_NOTE} ${WORK_NOTE} Answers HEAD too.`,
       ok: images('the image'), conditional: true, head: true,
       // overloaded: the render queue, or (an avatar too) the queue of WebP and AVIF encodes.
       errors: ['bad_request', ...LOOKUP_ERRORS, ...(kind === 'avatar' ? [] : ['render_failed'] as const), 'overloaded'],

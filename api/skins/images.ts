@@ -12,7 +12,8 @@ import { renderDuration } from '../metrics.ts';
 import type { Cache, CacheNamespace } from '../cache.ts';
 import { LruMap } from '../../shared/lru-map.ts';
 import { ReadThrough } from '../read-through.ts';
-import { CONTENT_TYPES, encodeImage, type ImageFormat } from './image-format.ts';
+import { clientKey } from '../http/rate-limit.ts';
+import { CONTENT_TYPES, encodeImage, queuedEncode, type ImageFormat } from './image-format.ts';
 import { imageEtag, notModified, sendPng } from './image-response.ts';
 import { optionsKey, type ImageOptions } from './image-params.ts';
 import { ANIMATION_TYPES, encodeAnimation } from '../../renderer/animate.ts';
@@ -93,6 +94,7 @@ export class ImageRenderer {
   /**
    * Answers one image request for a player's profile; `admit` is asked before this request draws
    * an image of its own (or encodes one: a WebP or AVIF is made from the PNG, itself cached).
+   * Its drawing and encoding are the requesting client's (its rate-limit key): jobs carry it.
    */
   async reply(ctx: Context, profile: RawProfile, asked: ImageOptions, format: ImageFormat, admit?: () => Promise<void>): Promise<void> {
     const subject = subjectOf(profile);
@@ -100,14 +102,15 @@ export class ImageRenderer {
     const key = imageKey(subject, options, format);
     const etag = imageEtag(key);
     if (notModified(ctx, etag)) return;
-    const png = async () => (await this.renders.get(imageKey(subject, options, 'png'), () => this.drawSubject(subject, options))).value;
-    const { value, cache } = await this.renders.get(key, async () => (format === 'png' ? this.drawSubject(subject, options) : encodeImage(asBuffer(await png()), format)), { admit });
+    const client = clientKey(ctx.ip);
+    const png = async () => (await this.renders.get(imageKey(subject, options, 'png'), () => this.drawSubject(subject, options, client))).value;
+    const { value, cache } = await this.renders.get(key, async () => (format === 'png' ? this.drawSubject(subject, options, client) : encodeImage(asBuffer(await png()), format, client)), { admit });
     sendPng(ctx, { png: asBuffer(value), type: CONTENT_TYPES[format], etag, cache });
   }
 
-  private async drawSubject(subject: Subject, options: ImageOptions): Promise<Buffer> {
+  private async drawSubject(subject: Subject, options: ImageOptions, client: string): Promise<Buffer> {
     const { skin, cape } = await this.texturesOf(subject, withCapeFor(options));
-    return this.draw(options, skin, subject.slim, cape);
+    return this.draw(options, skin, subject.slim, cape, client);
   }
 
   /**
@@ -120,11 +123,13 @@ export class ImageRenderer {
     const key = `${turntableKey(options)}|${texturesKey(subject, withCapeFor(options.still))}`;
     const etag = imageEtag(key);
     if (notModified(ctx, etag)) return;
+    const client = clientKey(ctx.ip);
     const { value, cache } = await this.renders.get(key, async () => {
       const { skin, cape } = await this.texturesOf(subject, withCapeFor(options.still));
       const started = performance.now();
-      const frames = await this.farmOrOverloaded().renderFrames(renderJob(options.still, skin, subject.slim, cape), frameYaws(options));
-      const animation = await encodeAnimation(frames, options.format, options.fps);
+      const frames = await this.farmOrOverloaded().renderFrames(renderJob(options.still, skin, subject.slim, cape, client), frameYaws(options));
+      // A GIF of 72 frames takes a core for a second: in the client's turn, as a still's encode.
+      const animation = await queuedEncode(client, () => encodeAnimation(frames, options.format, options.fps));
       renderDuration.observe({ kind: 'turntable' }, (performance.now() - started) / 1000);
       return animation;
     }, { admit });
@@ -155,13 +160,13 @@ export class ImageRenderer {
     return asBuffer(value);
   }
 
-  /** Renders an uploaded skin and cape (not cached: every upload is its own subject; it has no name to flip). */
-  async drawUpload(file: Buffer, capeFile: Buffer | null, slim: boolean | null, options: ImageOptions, format: ImageFormat): Promise<Buffer> {
+  /** Renders an uploaded skin and cape for `client` (not cached: every upload is its own subject; it has no name to flip). */
+  async drawUpload(file: Buffer, capeFile: Buffer | null, slim: boolean | null, options: ImageOptions, format: ImageFormat, client: string): Promise<Buffer> {
     const skin = await normalizeSkin(file);
     // Checked even when not drawn (equip=none): a broken file is the client's to hear about.
     const cape = capeFile ? await normalizeCape(capeFile) : null;
-    const png = await this.draw({ ...options, flip: false }, skin, slim ?? skin.slimGuess, withCapeFor(options) ? cape : null);
-    return format === 'png' ? png : encodeImage(png, format);
+    const png = await this.draw({ ...options, flip: false }, skin, slim ?? skin.slimGuess, withCapeFor(options) ? cape : null, client);
+    return format === 'png' ? png : encodeImage(png, format, client);
   }
 
   private skin(url: string, hash: string): Promise<NormalizedSkin> {
@@ -189,16 +194,16 @@ export class ImageRenderer {
     return decoded;
   }
 
-  private async draw(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: NormalizedCape | null): Promise<Buffer> {
+  private async draw(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: NormalizedCape | null, client: string): Promise<Buffer> {
     const started = performance.now();
-    const image = await this.drawWith(o, skin, slim, cape);
+    const image = await this.drawWith(o, skin, slim, cape, client);
     renderDuration.observe({ kind: o.kind }, (performance.now() - started) / 1000);
     return image;
   }
 
-  private drawWith(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: NormalizedCape | null): Promise<Buffer> {
+  private drawWith(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: NormalizedCape | null, client: string): Promise<Buffer> {
     if (o.kind === 'avatar') return renderAvatar(skin, { size: o.size, shape: o.shape, helm: o.outer, bg: o.bg });
-    return this.farmOrOverloaded().render(renderJob(o, skin, slim, cape));
+    return this.farmOrOverloaded().render(renderJob(o, skin, slim, cape, client));
   }
 
   private farmOrOverloaded(): RenderFarm {
@@ -208,11 +213,11 @@ export class ImageRenderer {
   }
 }
 
-function renderJob(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: NormalizedCape | null): RenderJob {
+function renderJob(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: NormalizedCape | null, client: string): RenderJob {
   if (o.kind === 'avatar') throw new Error('avatars are not drawn by the farm');
   return {
     kind: o.kind, skin, slim, cape, size: o.size, yaw: o.yaw, pitch: o.pitch, shadow: o.shadow, outer: o.outer, bg: o.bg,
     scale: o.scale ?? undefined, view: o.view, pose: o.kind === 'render' ? o.pose : undefined,
-    elytra: o.equip === 'elytra', flip: o.flip,
+    elytra: o.equip === 'elytra', flip: o.flip, client,
   };
 }

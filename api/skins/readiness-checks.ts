@@ -1,5 +1,5 @@
-// What /ready says about the skins service's own parts: the render farm (critical: with no page
-// alive no 3D image can be drawn here, while another instance may) and each upstream as its
+// What /ready says about the skins service's own parts: the render farm (critical: when it cannot
+// draw, no 3D image can be drawn here, while another instance may) and each upstream as its
 // calls found it (degraded only: every instance shares it).
 import type { RenderFarm } from '../../renderer/farm.ts';
 import type { ReadinessCheck } from '../readiness.ts';
@@ -10,10 +10,12 @@ export function farmCheck(farm: () => RenderFarm | null): ReadinessCheck {
     name: 'render_farm',
     critical: true,
     run() {
-      const stats = farm()?.stats();
-      if (!stats) return { status: 'ok', detail: 'off (RENDER_WORKERS=0): avatars and textures only' };
-      const detail = `${stats.pagesAlive} of ${stats.workers} pages alive, ${stats.queued} queued`;
-      return { status: stats.pagesAlive === 0 ? 'down' : stats.pagesAlive < stats.workers ? 'degraded' : 'ok', detail };
+      const current = farm();
+      if (!current) return { status: 'ok', detail: 'off (RENDER_WORKERS=0): avatars and textures only' };
+      // Not pages alive alone: pages that are all up but cannot draw (a wedged GPU process, a
+      // browser that cannot start again) make the farm down too.
+      const { state, detail } = current.health();
+      return { status: state, detail: `${detail}, ${current.stats().queued} queued` };
     },
   };
 }

@@ -1,5 +1,6 @@
 // What several skins route files declare alike: the rate-limit groups, the player parameters and
 // the errors of a lookup. Its own module so that the route files need not import each other.
+import type { Config } from '../config.ts';
 import { inPath, inQuery, text } from '../http/params.ts';
 import { SOURCE_IDS } from './types.ts';
 import { parseSource } from './validate.ts';
@@ -9,10 +10,11 @@ export const RATE_GROUPS = {
   image: { name: 'image', limit: 240 },
   batch: { name: 'batch', limit: 300 },
   /**
-   * Images that are not cached and must be drawn (and stored), within `image`: a cached image
-   * costs microseconds, a drawn one milliseconds of the API and a renderer, and a cache entry.
+   * The work of images that are not cached and must be drawn or encoded (and stored), within
+   * `image`: counted in estimated CPU ms (image-cost.ts), not requests, since a cached image costs
+   * microseconds and a drawn one from 2 ms (a 64 px avatar) to half a second (a 512 px AVIF body).
    */
-  render: { name: 'render', limit: 120 },
+  work: { name: 'work', limit: (config: Config) => config.imageWorkBudget },
   /**
    * Turntables that are not cached and must be drawn, within `image`: one is 8 to 72 renders
    * drawn together (36 by default) and an animation's encode.

@@ -45,6 +45,8 @@ export async function createSkinsService(deps: SharedDeps, docs: DocsSource): Pr
     gaugeFrom('skinfarm_render_pages_alive', 'Chromium pages able to render', () => farm.stats().pagesAlive);
     gaugeFrom('skinfarm_render_browser_restarts', 'Chromium restarts since start', () => farm.stats().browserRestarts);
     gaugeFrom('skinfarm_render_context_losses', 'Render pages replaced since start because their WebGL context or GPU process was lost', () => farm.stats().contextLosses);
+    gaugeFrom('skinfarm_render_watchdog_restarts', 'Times every Chromium was restarted because render batches kept timing out', () => farm.stats().watchdogRestarts);
+    gaugeFrom('skinfarm_render_up', 'Whether the render farm draws: 1 ok, 0.5 degraded, 0 down (cannot draw)', () => ({ ok: 1, degraded: 0.5, down: 0 })[farm.health().state]);
     gaugeFrom('skinfarm_render_self_check_failures', 'Fresh render pages that failed their known-answer render since start (their browser was replaced)', () => farm.stats().selfCheckFailures);
   }
   return new SkinsService(deps, farm, docs);
@@ -188,7 +190,7 @@ export class SkinsService implements Service {
       upstream_budgets: this.budgets.snapshot(),
       rate_limited: this.limiter.limitedTotal,
       // The farm's own camelCase, in the API's snake_case.
-      render: this.farm ? snakeCaseKeys({ ...this.farm.stats(), ...this.farm.info() }) : { workers: 0 },
+      render: this.farm ? snakeCaseKeys({ ...this.farm.stats(), ...this.farm.info(), ...this.farm.health() }) : { workers: 0 },
     };
   }
 }

@@ -1,21 +1,27 @@
 // GET /v1/turntable/{name}[/{size}]: a player's 3D render turning a full turn, as an animation.
 // Counted in the `image` group like every image; one that must be drawn also costs the client's
-// `turntable` budget (a cached one costs nothing more).
+// `turntable` budget and, by its frames, its work budget (image-cost.ts); a cached one costs
+// nothing more.
 import type { Context } from 'koa';
 import type { Response } from '../docs/openapi-types.ts';
 import { headers } from '../docs/fragments.ts';
 import type { Params } from '../http/params.ts';
 import type { Route } from '../http/route-table.ts';
 import { ANIMATION_TYPES } from '../../renderer/animate.ts';
-import { answerForPlayer } from './image-routes.ts';
+import { turntableCost } from './image-cost.ts';
+import { answerForPlayer, chargeWork } from './image-routes.ts';
 import { IMAGE_CACHE_CONTROL } from './image-response.ts';
 import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
 import type { SkinsService } from './service.ts';
 import { TURNTABLE_MAX_SIZE, turntableOptions, turntableParams } from './turntable.ts';
 
-const turntable = (ctx: Context, service: SkinsService, params: Params) => answerForPlayer(ctx, service, params, (profile) => service.images.replyTurntable(ctx, profile, turntableOptions(params), async () => {
-  await service.limiter.enforce(RATE_GROUPS.turntable, ctx.ip, 'too many uncached turntables from this address; cached ones are still served');
-}));
+const turntable = (ctx: Context, service: SkinsService, params: Params) => {
+  const options = turntableOptions(params);
+  return answerForPlayer(ctx, service, params, (profile) => service.images.replyTurntable(ctx, profile, options, async () => {
+    await service.limiter.enforce(RATE_GROUPS.turntable, ctx.ip, 'too many uncached turntables from this address; cached ones are still served');
+    await chargeWork(ctx, service, turntableCost(options));
+  }));
+};
 
 const animation: Response = {
   description: 'the animation, looping forever, in the format asked for',
@@ -26,7 +32,7 @@ const animation: Response = {
 const description = (sizeIn: 'path' | 'query') => [
   `Size in pixels ${sizeIn === 'path' ? 'in the path (or as ?size=)' : 'as ?size= (or in the path)'}, at most ${TURNTABLE_MAX_SIZE}: every frame of one turntable is drawn and held at once.`,
   'The first frame is the render at `yaw` (GET /v1/render with the same options draws it), each next one 360/frames degrees further.',
-  `A turntable that is not cached also counts against the client's own budget of ${RATE_GROUPS.turntable.limit} a minute (429 past it; cached ones are still served).`,
+  `A turntable that is not cached also counts against the client's own budget of ${RATE_GROUPS.turntable.limit} a minute, and its drawing and encoding against the client's work budget (IMAGE_WORK_BUDGET; 429 past either; cached ones are still served).`,
   'Answers HEAD too.',
 ].join(' ');
 

@@ -635,8 +635,8 @@ function texture({ key }) {
 
 /**
  * Takes in a batch's textures in job order (new ones sent with their bytes, known ones moved to
- * the newest end), then drops the least recently used beyond TEXTURE_BYTES: a batch never loses a
- * texture it is about to draw. New textures are made last, from the dropped ones of their size
+ * the newest end), then drops the least recently used beyond TEXTURE_BYTES, never one of the
+ * batch's own: a batch never loses a texture it is about to draw. New textures are made last, from the dropped ones of their size
  * where there are any (refilled in place); the rest are disposed. One that is neither here nor
  * sent fails its own job only.
  * @param {PageJob[]} jobs
@@ -657,20 +657,18 @@ function takeIn(jobs) {
       }
     }
   }
+  const own = new Set(jobs.flatMap((job) => (job.cape ? [job.skin.key, job.cape.key] : [job.skin.key])));
   /** @type {THREE.DataTexture[]} */
   const dropped = [];
   for (const [key, old] of textures) {
     if (textureBytes <= TEXTURE_BYTES) break;
+    // The batch's own are kept whatever they weigh (the worker sends batches that fit, or one job).
+    if (own.has(key)) continue;
     textures.delete(key);
-    if (old) {
-      textureBytes -= bytesOf(old);
-      dropped.push(old);
-    } else {
-      // Sent in this very batch and dropped already (a batch larger than the bound): never made.
-      const sent = /** @type {PageTexture & { texels: PageTexels }} */ (fresh.find((f) => f.key === key));
-      textureBytes -= sent.width * sent.height * 4;
-      fresh.splice(fresh.indexOf(sent), 1);
-    }
+    // Only this batch's new textures are not made yet (null), and those are its own.
+    const made = /** @type {THREE.DataTexture} */ (old);
+    textureBytes -= bytesOf(made);
+    dropped.push(made);
   }
   for (const wanted of fresh) {
     const spare = dropped.findIndex((t) => t.image.width === wanted.width && t.image.height === wanted.height);

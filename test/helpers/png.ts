@@ -20,6 +20,13 @@ export function pixel(p: Picture, x: number, y: number): [number, number, number
   return [p.data[o], p.data[o + 1], p.data[o + 2], p.data[o + 3]];
 }
 
+/** A skin's PNG with texel (0, 0) in another colour: no face shows it, but the texture hash (the cache key) changes. */
+export async function invisibleVariant(skin: Buffer, n: number): Promise<Buffer> {
+  const { data, info } = await sharp(skin).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  data.set([n, 255 - n, 7, 255], 0);
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }).png().toBuffer();
+}
+
 /** Writes a PNG under test-artifacts/<dir>/ so a person can look at it. */
 export function saveArtifact(dir: string, name: string, png: Buffer): void {
   const folder = path.join(import.meta.dirname, '../../test-artifacts', dir);

@@ -31,6 +31,7 @@ async function statusPage(ctx: Context, { service }: PagesDeps): Promise<void> {
     responseMs: Number(process.hrtime.bigint() - started) / 1e6,
     cache: status.cache,
     sources: status.sources,
+    render: service.farm ? { ...service.farm.stats(), ...service.farm.info(), ...service.farm.health() } : null,
   });
 }
 

@@ -17,6 +17,13 @@ export interface StatusPageData {
   responseMs: number;
   cache: { backend: string; entries: number; hits: number; misses: number; stale: number; bytes: number | null };
   sources: Record<string, { enabled: boolean; ok: boolean; last_error: string | null }>;
+  /** The render farm (null when RENDER_WORKERS=0): whether it draws, and its counters. */
+  render: RenderState | null;
+}
+
+export interface RenderState {
+  state: 'ok' | 'degraded' | 'down'; detail: string; lastDrawnAt: string | null; failedInARow: number; lastError: string | null;
+  completed: number; failed: number; browserRestarts: number; watchdogRestarts: number; webglRenderer: string;
 }
 
 const TEXT = {
@@ -26,6 +33,8 @@ const TEXT = {
     serverTime: 'Server time', sources: 'Sources', probe: 'Probe the upstreams', probing: 'Probing…', probeFailed: 'failed',
     requestFailed: 'The request failed', cache: 'Cache', backend: 'Backend', entries: 'Entries', size: 'Size', hits: 'Hits',
     misses: 'Misses', stale: 'Served stale', entryPoints: 'Entry points', docs: 'documentation', home: 'home page',
+    renderer: 'Renderer', state: 'State', degraded: 'degraded', down: 'cannot draw', off: 'off (RENDER_WORKERS=0): avatars and textures only',
+    lastRender: 'Last render', never: 'none yet', failedInARow: 'Failures in a row', jobs: 'Jobs drawn / failed', restarts: 'Browser restarts (watchdog)', webgl: 'WebGL',
   },
   zh: {
     title: '状态', heading: 'Skinfarm 皮肤服务', unknown: '未知', ok: '正常', failing: '异常', disabled: '已停用', lastError: '最近错误',
@@ -33,6 +42,8 @@ const TEXT = {
     serverTime: '服务器时间', sources: '数据源', probe: '检测上游连接', probing: '检测中…', probeFailed: '失败',
     requestFailed: '请求失败', cache: '缓存', backend: '后端', entries: '条目', size: '大小', hits: '命中',
     misses: '未命中', stale: '过期后仍使用', entryPoints: '入口', docs: '文档', home: '首页',
+    renderer: '渲染器', state: '状态', degraded: '降级', down: '无法渲染', off: '已关闭（RENDER_WORKERS=0）：仅头像与材质',
+    lastRender: '最近一次渲染', never: '尚无', failedInARow: '连续失败', jobs: '已完成 / 失败', restarts: '浏览器重启（看门狗）', webgl: 'WebGL',
   },
 } satisfies Record<Lang, Record<string, string>>;
 
@@ -46,6 +57,20 @@ function formatBytes(bytes: number | null, unknown: string): string {
     unit += 1;
   }
   return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
+}
+
+/** The renderer's card: its state first (what an operator looks for when images fail), then its counters. */
+function renderRows(render: RenderState | null, text: (typeof TEXT)[Lang], rows: (pairs: Array<[string, unknown]>) => Html[]): Html[] {
+  if (!render) return rows([[text.state, text.off]]);
+  const state = { ok: text.ok, degraded: text.degraded, down: text.down }[render.state];
+  return rows([
+    [text.state, html`<strong>${state}</strong> <small>(${render.detail})</small>`],
+    [text.lastRender, render.lastDrawnAt ? html`<time datetime="${render.lastDrawnAt}">${render.lastDrawnAt}</time>` : text.never],
+    [text.failedInARow, render.lastError ? html`${render.failedInARow} <small>(${text.lastError}: ${render.lastError})</small>` : render.failedInARow],
+    [text.jobs, `${render.completed} / ${render.failed}`],
+    [text.restarts, `${render.browserRestarts} (${render.watchdogRestarts})`],
+    [text.webgl, render.webglRenderer],
+  ]);
 }
 
 export function renderStatusPage(frame: PageFrame, data: StatusPageData, now = new Date()): string {
@@ -66,6 +91,7 @@ export function renderStatusPage(frame: PageFrame, data: StatusPageData, now = n
   ]))}</div>
 <div class="card"><h2>${text.sources}</h2>${table(sources)}
 <p><button class="button" id="probe" type="button">${text.probe}</button> <span id="probe-result"></span></p></div>
+<div class="card"><h2>${text.renderer}</h2>${table(renderRows(data.render, text, rows))}</div>
 <div class="card"><h2>${text.cache}</h2>${table(rows([
     [text.backend, data.cache.backend],
     [text.entries, data.cache.entries],
