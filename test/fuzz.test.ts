@@ -1,7 +1,8 @@
 // A bounded fuzz run over all three services: requests generated from the served /openapi.json
 // (valid, boundary and hostile values for every parameter) plus adversarial families (odd
 // methods, duplicated parameters, wrong content types, huge and deep JSON, broken multipart, CRLF
-// in echoed values, traversal in every path parameter, slow bodies). Seeded, so a failure reproduces.
+// in echoed values, traversal in every path parameter, slow bodies, oversized textures). Seeded, so
+// a failure reproduces.
 // It fails on any 5xx that is not a deliberate upstream fault, any answer slower than 10 s, a
 // stack trace or an internal path in a body, a broken envelope, or an injected header. Abuse
 // families: random paths then the metrics' label set, password and key guessing from a rotating
@@ -12,6 +13,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import sharp from 'sharp';
 import { ROUTE_TABLES } from '../api/route-tables.ts';
 import { SHELL_ROUTES } from '../api/docs/shared-routes.ts';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
@@ -272,6 +274,39 @@ test('2,000+ generated and adversarial requests: no 5xx, no hang, no leak, every
   t.true(statuses.has(408) && statuses.has(413), 'slow bodies were cut at their deadline, unsent ones refused by their length');
   t.false(app.logs.some((l) => l.msg === 'unexpected error'), 'no request was an unexpected error');
   t.is(app.process.exitCode, null, 'the service is still up');
+});
+
+/** A PNG of `width` x `height`, opaque rows of one colour but for a few texels (small on the wire, large as texels). */
+async function texturePng(width: number, height: number, seed: number): Promise<Buffer> {
+  const data = Buffer.alloc(width * height * 4, 255);
+  for (let i = 0; i < 64; i += 1) data.writeUInt32BE((seed * 2654435761 + i * 40503) >>> 0, ((i * 7919 + seed) % (width * height)) * 4);
+  return sharp(data, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 9 }).toBuffer();
+}
+
+// Serial, so before the big concurrent run: uploads whose textures are over what a page keeps
+// (4 MiB), odd sizes and decompression bombs, sent together so they share batches. Each is drawn
+// or refused (4xx envelope), none is a 5xx or fails another, and a plain render still draws after.
+test.serial('oversized textures: HD skins and capes together, odd sizes and bombs are drawn or refused, never a 5xx, and fail no other upload', async (t) => {
+  const sizes: Array<[skin: [number, number], cape: [number, number] | null]> = [
+    [[1024, 1024], [1024, 512]], [[1024, 1024], [1024, 512]], [[1024, 1024], null], [[64, 64], [2048, 1024]], [[512, 512], [512, 256]],
+    [[1000, 1000], null], [[64, 64], [100, 7]], [[4096, 4096], null], [[8192, 8192], null], [[64, 32], [1024, 512]], [[64, 64], null], [[128, 128], [64, 32]],
+  ];
+  const outcomes = await Promise.all(sizes.map(async ([skin, cape], i) => {
+    const form = new FormData();
+    form.set('file', new Blob([new Uint8Array(await texturePng(...skin, i))], { type: 'image/png' }), 'skin.png');
+    if (cape) form.set('cape', new Blob([new Uint8Array(await texturePng(...cape, i + 100))], { type: 'image/png' }), 'cape.png');
+    form.set('yaw', '160');
+    const started = performance.now();
+    const r = await call(`${app.urls.skins}/v1/render/64`, { method: 'POST', body: form, headers: { 'x-forwarded-for': `198.51.100.${200 + i}` } });
+    return { label: `${skin.join('x')} + ${cape?.join('x') ?? 'no cape'}`, status: r.status, ms: performance.now() - started, text: r.text };
+  }));
+  t.log(outcomes.map((o) => `${o.label}: ${o.status} ${o.status === 200 ? "" : o.text.replace(/\s+/g, " ").slice(0, 300)}`).join("; "));
+  t.deepEqual(outcomes.filter((o) => o.status >= 500 || o.ms > DEADLINE_MS).map((o) => `${o.label}: ${o.status} ${o.text.slice(0, 200)}`), []);
+  const byLabel = (label: string) => outcomes.filter((o) => o.label === label).map((o) => o.status);
+  t.deepEqual(byLabel('1024x1024 + 1024x512'), [200, 200], 'the HD skin and cape of the issue are drawn, together with the rest');
+  t.deepEqual(byLabel('64x64 + no cape'), [200], 'a plain skin beside them is drawn');
+  t.false(app.logs.some((l) => /not in the page/.test(String(l.err))), 'no batch lost a texture it was drawing');
+  t.is((await call(`${app.urls.skins}/v1/render/Knight/64?yaw=77`)).status, 200, 'the farm draws after them');
 });
 
 /** Every value of one label in a Prometheus text exposition. */

@@ -2,22 +2,14 @@
 // everything else to sharp. Files come from sharp's encoder and from a hand-made writer that
 // uses each row filter and each colour type, tRNS included.
 import test from 'ava';
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { decodeSimplePng } from '../renderer/png-decode.ts';
+import { chunk, SIGNATURE } from '../renderer/png-encode.ts';
 import { normalizeSkin } from '../renderer/skin-normalize.ts';
 import { drawSkin } from '../scripts/fake-upstream/skin-art.ts';
 
 const sharpRgba = async (png: Buffer) => (await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true }));
-
-function chunk(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(body.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])) >>> 0, 0);
-  return Buffer.concat([head, body, crc]);
-}
 
 /** A PNG of raw samples; row y uses filter y % 5 (so every filter is exercised), `idats` splits the data. */
 function handMade(opts: { width: number; height: number; colourType: number; samples: Buffer; plte?: Buffer; trns?: Buffer; depth?: number; interlace?: number; idats?: number }): Buffer {
@@ -49,7 +41,7 @@ function handMade(opts: { width: number; height: number; colourType: number; sam
   ihdr[9] = colourType;
   ihdr[12] = opts.interlace ?? 0;
   return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    SIGNATURE,
     chunk('IHDR', ihdr),
     ...(opts.plte ? [chunk('PLTE', opts.plte)] : []),
     ...(opts.trns ? [chunk('tRNS', opts.trns)] : []),

@@ -4,24 +4,16 @@
 // median of the rest. `zeros`: the issue's files (rows of zeros, 4 and 2 KB); `art`: a generated
 // skin drawn at 16x and a cape scaled up (33 and 10 KB).
 // `node scripts/bench/upload-decode.ts [zeros|art] [--rounds 30]`
-import { deflateSync, crc32 } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
+import { chunk, SIGNATURE } from '../../renderer/png-encode.ts';
 import { normalizeCape, normalizeSkin } from '../../renderer/skin-normalize.ts';
 import { drawCape, drawSkin } from '../fake-upstream/skin-art.ts';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '30' } } });
 const kind = positionals[0] ?? 'zeros';
-
-function chunk(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(body.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])) >>> 0, 0);
-  return Buffer.concat([head, body, crc]);
-}
 
 /** An RGBA PNG of transparent rows (filter 0), as small as a 1024 px file gets. */
 function zeros(width: number, height: number): Buffer {
@@ -30,8 +22,7 @@ function zeros(width: number, height: number): Buffer {
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8;
   ihdr[9] = 6;
-  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc((width * 4 + 1) * height))), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([SIGNATURE, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc((width * 4 + 1) * height))), chunk('IEND', Buffer.alloc(0))]);
 }
 
 const [skin, cape] = kind === 'zeros'
