@@ -117,8 +117,13 @@ const BATCHES_PER_PAGE = 2;
 
 /** Batches timed out in a row (none drawn between) after which the watchdog replaces every browser: replacing the stuck pages did not help. */
 const WATCHDOG_TIMEOUTS = 2;
-/** Batches failed in a row (crashes, timeouts; none drawn between) after which the farm counts as down. */
+/**
+ * Batches failed in a row (crashes, timeouts; none drawn between), for at least this long, after
+ * which the farm counts as down. A GPU process killed under load fails a few batches in a row
+ * too, for about a second, and the farm is not down then.
+ */
 const DOWN_AFTER_FAILURES = 3;
+const DOWN_AFTER_MS = 5000;
 /** How often a down farm tries to draw (or to start its browsers) again. */
 const HEAL_EVERY_MS = 5000;
 /** What a down farm draws to learn that it draws again: small, and the same skin every page's self-check uses. */
@@ -166,6 +171,8 @@ export class RenderFarm {
   private failedInARow = 0;
   private timedOutInARow = 0;
   private lastDrawnAt: number | null = null;
+  /** When the batches failed in a row began failing. */
+  private failingSince = 0;
   private lastError: string | null = null;
   /** The last relaunch could not start a browser: jobs are refused until one starts. */
   private launchFailed = false;
@@ -438,7 +445,7 @@ export class RenderFarm {
    */
   private noteFailure(page: PageSlot, error: Error, jobs: number, timedOut: boolean): void {
     const browser = this.browsers[page.slot % this.browsers.length];
-    this.failedInARow += 1;
+    if ((this.failedInARow += 1) === 1) this.failingSince = Date.now();
     this.lastError = timedOut ? 'a batch timed out' : error.message.slice(0, 200);
     if (this.failedInARow === DOWN_AFTER_FAILURES) this.startHealing();
     if (timedOut && (this.timedOutInARow += 1) >= WATCHDOG_TIMEOUTS) {
@@ -482,7 +489,7 @@ export class RenderFarm {
    */
   private startHealing(): void {
     if (this.healing || this.closed) return;
-    this.log.error('the render farm cannot draw; trying again every few seconds', { failed_in_a_row: this.failedInARow, err: this.lastError });
+    this.log.warn('render batches keep failing; the farm tries to draw every few seconds until one is drawn', { failed_in_a_row: this.failedInARow, err: this.lastError });
     this.healing = setInterval(() => {
       if (this.closed || this.relaunching) return;
       if (this.launchFailed) void this.recover();
@@ -571,7 +578,7 @@ export class RenderFarm {
     const pages = `${pagesAlive} of ${workers} pages alive`;
     if (this.launchFailed) return { state: 'down', detail: `${pages}; ${this.lastError}`, ...facts };
     if (pagesAlive === 0) return { state: 'down', detail: pages, ...facts };
-    if (this.failedInARow >= DOWN_AFTER_FAILURES) return { state: 'down', detail: `${pages}; ${this.failedInARow} batches failed in a row (${this.lastError})`, ...facts };
+    if (this.failedInARow >= DOWN_AFTER_FAILURES && Date.now() - this.failingSince >= DOWN_AFTER_MS) return { state: 'down', detail: `${pages}; ${this.failedInARow} batches failed in a row (${this.lastError})`, ...facts };
     if (this.relaunching) return { state: 'degraded', detail: `${pages}; restarting chromium`, ...facts };
     if (this.failedInARow > 0 || pagesAlive < workers) return { state: 'degraded', detail: `${pages}; ${this.failedInARow} batches failed since the last drawn`, ...facts };
     return { state: 'ok', detail: pages, ...facts };

@@ -1,7 +1,7 @@
 // The render farm as a user runs it: `npm start` with the default settings (two pages sharing one
 // browser on two cores, the default job timeout and idle trim), no setting tuned for the test.
 // Every kind of image keeps coming after the service idled past its idle trim, after its GPU
-// process was killed, and after the next idle trim (issue #38: after 15 idle seconds every render
+// process, its renderers and its browser were killed, and after the next idle trim (issue #38: after 15 idle seconds every render
 // was a 500, for good, while /ready said ok). Then a farm that cannot draw (its GPU process paused,
 // no browser able to start again) says so on /ready, /status and /v1/status, refuses renders at
 // once, and heals by itself once a browser can start again.
@@ -60,7 +60,7 @@ async function everyImage(t: ExecutionContext, base: string, round: number): Pro
 /** The log entries after `since` (ms since the epoch). */
 const after = (since: number) => (entry: LogEntry) => Date.parse(String(entry.time)) > since;
 
-test('npm start, defaults: every image comes back after an idle trim, a killed GPU process and the next idle trim, and /ready says ok throughout', async (t) => {
+test('npm start, defaults: every image comes back after an idle trim, a killed GPU process, renderer and browser, and the next idle trim, and /ready says ok throughout', async (t) => {
   const { app, base } = await npmStart(t);
   const skin = await drawSkin({ seed: 380 });
   const upload = async (n: number) => {
@@ -90,14 +90,20 @@ test('npm start, defaults: every image comes back after an idle trim, a killed G
 
   const gpus = chromium(app, 'gpu-process');
   t.is(gpus.length, 1, 'one browser, one GPU process');
-  for (const pid of gpus) process.kill(pid, 'SIGKILL');
-  await everyImage(t, base, 2);
-  t.true((await upload(2)).equals(expected), 'the same picture after the GPU process was killed');
-  await ready('after the GPU process was killed');
+  const browsers = () => descendants(app.process.pid!).filter((p) => /chrom/i.test(p.cmd) && !p.cmd.includes('--type=')).map((p) => p.pid);
+  t.is(browsers().length, 1, 'one browser');
+  // Each fault's processes as they are when it strikes (the one before replaced pages).
+  const faults: Array<[string, () => number[]]> = [['the GPU process', () => gpus], ['the renderers', () => chromium(app, 'renderer')], ['the browser', browsers]];
+  for (const [round, [what, pids]] of faults.entries()) {
+    for (const pid of pids()) process.kill(pid, 'SIGKILL');
+    await everyImage(t, base, 2 + round);
+    t.true((await upload(2 + round)).equals(expected), `the same picture after ${what} was killed`);
+    await ready(`after ${what} was killed`);
+  }
 
   await idle();
-  await everyImage(t, base, 3);
-  t.true((await upload(3)).equals(expected), 'the same picture after the next idle trim');
+  await everyImage(t, base, 5);
+  t.true((await upload(5)).equals(expected), 'the same picture after the next idle trim');
   await ready('after the next idle trim');
   const stuck = app.logs.filter((e) => e.component === 'renderer' && /timed out|aborted|Terminating/.test(String(e.err)));
   t.deepEqual(stuck, [], 'no render waited for a job timeout');
