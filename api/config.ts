@@ -29,6 +29,8 @@ export interface Config {
   accessLog: boolean;
   /** Mean event-loop lag (ms) above which requests are shed with 503 (0 = never). */
   maxLagMs: number;
+  /** SITE_RATE_LIMIT: requests a minute per client on routes of no other group (pages, health, docs, 404s). */
+  siteRateLimit: number;
   /** Seconds without a request after which memory is given back (caches kept; 0 = never). */
   idleTrimSeconds: number;
   /** `auto`: jemalloc when installed (Linux), else the C library's malloc; `system`: always the latter. */
@@ -240,7 +242,7 @@ function readLogFormat(s: Settings): LogFormat {
   });
 }
 
-function readOperation(s: Settings): Pick<Config, 'logLevel' | 'logFormat' | 'accessLog' | 'trustProxy' | 'metrics' | 'maxLagMs' | 'idleTrimSeconds' | 'memoryAllocator'> {
+function readOperation(s: Settings): Pick<Config, 'logLevel' | 'logFormat' | 'accessLog' | 'trustProxy' | 'metrics' | 'maxLagMs' | 'siteRateLimit' | 'idleTrimSeconds' | 'memoryAllocator'> {
   return {
     logLevel: s.read('LOG_LEVEL', 'info', oneOf(['debug', 'info', 'warn', 'error']), 'the least severe level logged'),
     logFormat: readLogFormat(s),
@@ -254,6 +256,7 @@ function readOperation(s: Settings): Pick<Config, 'logLevel' | 'logFormat' | 'ac
       public: s.read('METRICS_PUBLIC', false, flag, 'without `METRICS_TOKEN`, `/metrics` answers only requests made on this machine (loopback, no forwarding header); `true` serves it to anyone'),
     },
     maxLagMs: s.read('MAX_EVENT_LOOP_LAG_MS', 250, integer(0, 60_000), 'event-loop lag above which requests are shed with 503 (0 = never)'),
+    siteRateLimit: s.read('SITE_RATE_LIMIT', 600, quota, 'requests a minute per client, on every service, on the routes no other group counts: pages, `/health`, `/ready`, `/metrics`, `/docs` and its files, `/openapi.json`, CORS preflights and 404s (`/v1/status` and `/v1/sources` are counted in none, as the contract says); past it 429 `rate_limited`'),
     idleTrimSeconds: s.read('IDLE_TRIM_SECONDS', 15, integer(0, 86_400), 'after this long without a request, memory is given back once: the render pages that drew are replaced by fresh ones, decoded textures are dropped, every thread\'s heap is collected; the response cache is kept (0 = never)'),
     // Acted on before the configuration is read (shared/allocator.ts); checked here so a typo fails.
     memoryAllocator: s.read('MEMORY_ALLOCATOR', 'auto', oneOf(['auto', 'system']), '`auto`: on Linux with jemalloc installed (Debian\'s `libjemalloc2`, which Redis brings), the API process replaces itself at its first line (same pid, `process.execve`) by the same command on jemalloc, which hands freed memory back to the system (Chromium keeps its own allocator); `system`: the C library\'s malloc, somewhat more cold avatars/s and ~130 MB more kept after a load ([benchmarks](benchmarks.md), the allocator A/B)'),
@@ -392,11 +395,39 @@ function readRender(s: Settings): Config['render'] {
   };
 }
 
+/**
+ * SEARCH_ADMIN_TOKEN: at least 128 random bits, as `openssl rand -hex 16` (32 hex characters) or
+ * `openssl rand -base64 24` (22+ base64 characters, upper and lower case) makes. The admin API has
+ * no budget shared by all clients (one guesser must not lock the operator out), so the token
+ * itself must make guessing hopeless: words, runs (`0123…`, `aaaa…`) and repeated patterns are
+ * refused. A random token passes these checks but for a chance far below one in ten thousand.
+ */
+export const strongAdminToken: Kind<string> = {
+  rule: 'be a random token of at least 128 bits: 32+ hex characters or 22+ base64/base64url characters with upper and lower case, no words, runs or repeats (make one with `openssl rand -hex 16`)',
+  parse: (value) => (strongToken(value) ? value : undefined),
+  secret: true,
+};
+
+function strongToken(token: string): boolean {
+  const hex = /^[0-9a-f]+$/i.test(token);
+  if (token.length < (hex ? 32 : 22)) return false;
+  // A random base64 string of 22 characters lacks one case with a chance of about 1 in 50,000;
+  // a phrase of words almost always does.
+  if (!hex && !(/[a-z]/.test(token) && /[A-Z]/.test(token))) return false;
+  if (new Set(token).size < 8) return false;
+  // A pattern repeated (abcabc…): the token is a rotation of itself.
+  if ((token + token).indexOf(token, 1) < token.length) return false;
+  // Runs: neighbours that are equal or one apart (aaaa, 0123, abcd) in more than half the pairs.
+  let steps = 0;
+  for (let i = 1; i < token.length; i += 1) if (Math.abs(token.charCodeAt(i) - token.charCodeAt(i - 1)) <= 1) steps += 1;
+  return steps * 2 <= token.length - 1;
+}
+
 function readSearch(s: Settings): Config['search'] {
   const dataPath = s.optional('SEARCH_DATA', text, 'a JSONL file, or a folder (searched recursively) of `.jsonl` / `.ndjson` / `.csv` / `.tsv` files, indexed at start and re-indexed when they change; a path that does not exist stops the start, anything wrong inside the files does not ([Search service](search.md))');
   const databaseUrl = s.optional('SEARCH_DATABASE_URL', serverUrl('postgres', 'postgresql'), '`postgres://user:password@host:5432/db`: the data files live in PostgreSQL, imported with `npm run search-import`, instead of being indexed into memory at every start; set it or `SEARCH_DATA`, not both');
   if (dataPath && s.given('SEARCH_DATABASE_URL')) s.problem('SEARCH_DATA and SEARCH_DATABASE_URL are two backends: set one (import the files into the database with npm run search-import)');
-  const adminToken = s.optional('SEARCH_ADMIN_TOKEN', text, 'enables the admin API (`Authorization: Bearer …`); without it the admin API answers `admin_disabled`');
+  const adminToken = s.optional('SEARCH_ADMIN_TOKEN', strongAdminToken, 'enables the admin API (`Authorization: Bearer …`); without it the admin API answers `admin_disabled`. A random token of 128 bits at least (`openssl rand -hex 16`): there is no budget of wrong tokens shared by all clients, so a weaker one stops the start');
   const timeoutMs = s.read('SEARCH_TIMEOUT_MS', 8000, integer(100, 120_000), 'the deadline of one search (both passes)');
   const sourceTimeoutMs = s.read('SEARCH_SOURCE_TIMEOUT_MS', Math.round(timeoutMs / 2), integer(50, 120_000), {
     default: 'half of `SEARCH_TIMEOUT_MS`',

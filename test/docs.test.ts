@@ -19,7 +19,7 @@ import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 
 const ARTIFACTS = path.join(ROOT, 'test-artifacts/pages');
 mkdirSync(ARTIFACTS, { recursive: true });
-const ADMIN_TOKEN = 'docs-admin-token-that-must-not-leak';
+const ADMIN_TOKEN = 'docsAdminMustNotLeak-J6tQw2XzP8mVk4Rb';
 
 // Every route of the three services' tables (api/http/route-table.ts), as the document lists them
 // ([method, OpenAPI path]), HEAD where a route describes it (Koa answers it on every GET route).
@@ -294,6 +294,21 @@ test('the viewer\'s files: as installed, gzip when accepted, 304 when unchanged;
     t.is(r.status, 404, name);
     t.is(r.json.code, 'route_not_found', name);
   }
+});
+
+test('/openapi.json is made once: the same bytes and ETag each time, gzip when accepted, 304 when unchanged', async (t) => {
+  const first = await h.get('/openapi.json');
+  const etag = first.headers.get('etag');
+  t.truthy(etag, 'an ETag');
+  t.is(first.headers.get('content-encoding'), 'gzip', 'fetch asks for gzip and unpacks it');
+  t.true(Number(first.headers.get('content-length')) < first.bytes.length / 4, 'the gzip form is sent');
+  const plain = await h.get('/openapi.json', { headers: { 'accept-encoding': 'identity' } });
+  t.is(plain.headers.get('etag'), etag);
+  t.true(plain.bytes.equals(first.bytes), 'the same bytes');
+  t.is(plain.text, JSON.stringify(JSON.parse(plain.text)), 'compact JSON');
+  const again = await h.get('/openapi.json', { headers: { 'if-none-match': etag! } });
+  t.is(again.status, 304);
+  t.is(again.bytes.length, 0);
 });
 
 const open = () => openPage(browser.browser, { width: 1200, height: 900 }, { failedRequests: true });

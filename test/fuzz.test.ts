@@ -31,7 +31,7 @@ type Stall = 'short' | 'chunked' | 'unsent';
 interface Probe { service: ServiceName; method: string; path: string; headers?: Record<string, string>; body?: string | Uint8Array; stall?: Stall; label: string }
 interface Outcome { status: number; ms: number; type: string; text: string; headers: Record<string, string> }
 
-const ADMIN_TOKEN = 'fuzz-admin-token-0123456789';
+const ADMIN_TOKEN = 'fuzzAdmin-B7kWp3ZqM9xTv2LcR6Ny';
 const DEADLINE_MS = 10_000;
 /** BODY_TIMEOUT_SECONDS of the run: a stalled body is answered well within DEADLINE_MS. */
 const BODY_TIMEOUT_SECONDS = 2;

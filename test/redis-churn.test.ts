@@ -16,7 +16,7 @@ const maybe = skip ? test.skip : test;
 
 const OAUTH = { clientId: 'skinfarm-churn', clientSecret: 'churn-secret-value', autoApprove: true };
 const REDIRECT = 'http://127.0.0.1:1/oauth/external/callback';
-const ADMIN = 'churn-admin-token-0123456789';
+const ADMIN = 'churnAdmin-Q7mZp2Lx9RkT4vWb8NcY';
 const CACHE_BOUND = 2 * 1024 * 1024;
 
 let state: TestRedis;

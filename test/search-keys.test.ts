@@ -105,10 +105,12 @@ test('file store: uses of a key without a limit wait in memory, add up across in
   t.is(await onDisk(), 50, 'a refused use is not counted');
 });
 
+const ADMIN = 'keysTest-R8wFm3QzK6pXv1NcT5Lb';
+
 test('a stopping service writes the uses it still holds in memory', async (t) => {
   const dataDir = await tmpDir();
-  const app = await startApp({ SERVICES: 'search', SEARCH_ADMIN_TOKEN: 'keys-test-admin', DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false' });
-  const created = await call(`${app.urls.search}/v1/admin/keys`, { method: 'POST', headers: { authorization: 'Bearer keys-test-admin' }, body: JSON.stringify({ name: 'stops' }) });
+  const app = await startApp({ SERVICES: 'search', SEARCH_ADMIN_TOKEN: ADMIN, DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false' });
+  const created = await call(`${app.urls.search}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ name: 'stops' }) });
   for (let i = 0; i < 3; i++) t.is((await call(`${app.urls.search}/v1/search?query=nobody%40example.org`, { headers: { 'x-api-key': created.json.key } })).status, 200);
   t.is(await app.stop(), 0);
   const onDisk = JSON.parse(await fs.readFile(path.join(dataDir, 'search-keys.json'), 'utf8'));

@@ -15,7 +15,7 @@ const skip = redisUnavailableReason();
 if (skip) console.log(skip);
 const maybe = skip ? test.skip : test;
 
-const ADMIN = 'search-admin-token-for-redis';
+const ADMIN = 'searchRedis-P4vLc9XbN2qTz7KmW1Hy';
 let redis: TestRedis;
 let app: RunningApp;
 let dataDir: string;

@@ -6,7 +6,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import type { Config } from '../config.ts';
 import type { DocContext, Param } from '../http/params.ts';
-import { quotaGroup, type RouteSpec, type RouteTable } from '../http/route-table.ts';
+import { quotaGroup, routeLimit, type RouteSpec, type RouteTable } from '../http/route-table.ts';
 import { headers, HEADERS, HTML } from './fragments.ts';
 import type { Method, OpenApiDocument, Operation, Parameter, PathItem, Response, Schema, Server } from './openapi-types.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
@@ -139,16 +139,17 @@ function operation({ method, path, services, route, params }: DescribedRoute, { 
   const parameters = params.filter((p) => p.in !== 'form').map((p) => parameter(p, docs));
   // Any operation with query parameters refuses one given twice (bad_request).
   const repeated = parameters.some((p) => p.in === 'query') ? ['bad_request' as const] : [];
-  const errors: ErrorCode[] = [...new Set<ErrorCode>([...spec.errors ?? [], ...repeated, ...(route.limit ? ['rate_limited' as const] : []),
+  const limit = routeLimit(route);
+  const errors: ErrorCode[] = [...new Set<ErrorCode>([...spec.errors ?? [], ...repeated, ...(limit ? ['rate_limited' as const] : []),
     // overloaded: every port answers 503 while its service starts, and the load shedder's 503 after.
     // A body is bounded (api/http/body.ts): its size, its deadline, the client's bodies at once.
     ...(body ? ['payload_too_large', 'request_timeout', 'rate_limited'] as const : []), 'overloaded' as const])];
   const okHeaders = {
-    ...spec.ok.headers, ...(route.limit ? RATE_HEADERS : {}),
+    ...spec.ok.headers, ...(limit ? RATE_HEADERS : {}),
     ...(route.cacheControl ? { 'Cache-Control': { description: route.cacheControl, schema: { type: 'string' } } } : {}),
   };
   const ok = Object.keys(okHeaders).length ? { ...spec.ok, headers: okHeaders } : spec.ok;
-  const group = route.limit && quotaGroup(route.limit, config);
+  const group = limit && quotaGroup(limit, config);
   const limitNote = group ? `Rate limit: ${group.limit} requests per minute per IP (group ${group.name}).` : '';
   const description = [spec.description, limitNote].filter(Boolean).join(' ');
   return {

@@ -6,12 +6,13 @@ import { inPath, text } from '../http/params.ts';
 import { pageFrame, type PageFrame, type SiteAddresses } from '../http/page.ts';
 import type { Route } from '../http/route-table.ts';
 import { html, json } from './fragments.ts';
-import type { OpenApiDocument } from './openapi-types.ts';
+import { sendPrebuilt, type Prebuilt } from './prebuilt.ts';
 import { ASSET_NAMES, ASSET_TYPES, sendAsset } from './viewer.ts';
 
 export interface DocsSource {
   site: SiteAddresses;
-  document(): OpenApiDocument;
+  /** The document as served: compact JSON, its ETag and gzip form. */
+  file(): Prebuilt;
   page(frame: PageFrame): string;
   /** The Content-Security-Policy of the page. */
   policy(): string;
@@ -41,9 +42,9 @@ export const DOCS_ROUTES: Route<DocsSource>[] = [
     },
   },
   {
-    method: 'get', path: '/openapi.json', doc: { summary: 'This description (OpenAPI 3.1)', ok: json('the document', { type: 'object' }) },
-    handle: (ctx: Context, docs) => {
-      ctx.body = docs.document();
-    },
+    // Revalidated on each use, as the viewer's files: built once, a 304 costs nothing.
+    method: 'get', path: '/openapi.json', cacheControl: 'no-cache',
+    doc: { summary: 'This description (OpenAPI 3.1)', description: 'Compact JSON, gzip when accepted; revalidated with the ETag on each use.', ok: json('the document', { type: 'object' }), conditional: true },
+    handle: (ctx: Context, docs) => sendPrebuilt(ctx, docs.file()),
   },
 ];

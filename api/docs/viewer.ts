@@ -1,15 +1,12 @@
 // The files of the API viewer on /docs: Swagger UI (swagger-ui-dist, Apache-2.0, from
 // node_modules: no CDN, so /docs works offline) and our start script. A request names a file of
 // this fixed table or gets 404: no request text ever becomes a path on disk.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
-import { etagMatches } from '../http/etag.ts';
+import { prebuilt, sendPrebuilt, type Prebuilt } from './prebuilt.ts';
 
 const resolve = createRequire(import.meta.url).resolve;
 const dist = (name: string) => resolve(`swagger-ui-dist/${name}`);
@@ -30,18 +27,15 @@ export const ASSET_NAMES = Object.keys(SOURCES);
 /** The asset types, for the document. */
 export const ASSET_TYPES = [...new Set(Object.values(SOURCES).map((s) => s.type))];
 
-interface Asset { body: Buffer; etag: string; type: string; gzipped: Promise<Buffer> }
-const loaded = new Map<string, Asset>();
-const compress = promisify(gzip);
+const loaded = new Map<string, Prebuilt>();
 
-/** Read on first use (the bundle is 1.7 MB) and kept; compressed once, off the event loop. */
-function asset(name: string): Asset | undefined {
+/** Read on first use (the bundle is 1.7 MB) and kept. */
+function asset(name: string): Prebuilt | undefined {
   const source = Object.hasOwn(SOURCES, name) ? SOURCES[name] : undefined;
   if (!source) return undefined;
   let found = loaded.get(name);
   if (!found) {
-    const body = readFileSync(source.file);
-    found = { body, type: source.type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, gzipped: compress(body, { level: 9 }) };
+    found = prebuilt(readFileSync(source.file), source.type);
     loaded.set(name, found);
   }
   return found;
@@ -51,17 +45,5 @@ function asset(name: string): Asset | undefined {
 export async function sendAsset(ctx: Context, name: string): Promise<void> {
   const found = asset(name);
   if (!found) throw new ApiError('route_not_found', { detail: 'no such file of the API viewer' });
-  ctx.set('ETag', found.etag);
-  ctx.vary('Accept-Encoding');
-  if (etagMatches(ctx.get('If-None-Match'), found.etag)) {
-    ctx.status = 304;
-    return;
-  }
-  ctx.type = found.type;
-  if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
-    ctx.set('Content-Encoding', 'gzip');
-    ctx.body = await found.gzipped;
-  } else {
-    ctx.body = found.body;
-  }
+  await sendPrebuilt(ctx, found);
 }

@@ -11,6 +11,9 @@ import { jsonSerializer } from './envelope.ts';
 import { errorHandler, type ErrorFormatter } from './errors.ts';
 import { registerShell } from './client-error.ts';
 import { poweredBy, requestContext, type RequestState } from './request-context.ts';
+import { pageHeaders } from './page.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { quotaGroup, SITE_GROUP } from './route-table.ts';
 import { ServiceRoutes } from './routes.ts';
 
 export type AppState = RequestState;
@@ -18,9 +21,27 @@ export type AppState = RequestState;
 export interface HttpAppOptions {
   service: string; log: Logger; formatError: ErrorFormatter;
   /** TRUST_PROXY, ACCESS_LOG and MAX_EVENT_LOOP_LAG_MS: every service applies them the same way. */
-  config: Pick<Config, 'trustProxy' | 'accessLog' | 'maxLagMs'>;
+  config: Pick<Config, 'trustProxy' | 'accessLog' | 'maxLagMs' | 'siteRateLimit'>;
   /** What /ready reports (absent while a port only answers "starting"). */
   readiness?: Readiness;
+  /** Counts the shell's own answers in SITE_GROUP (absent while a port only answers "starting"). */
+  limiter?: RateLimiter;
+}
+
+/**
+ * The shell's own answers count in SITE_GROUP as the routes of no other group do: /ready and
+ * /metrics before they are answered, a request no route took (404, 405) once that is known.
+ */
+function shellLimit(limiter: RateLimiter, config: HttpAppOptions['config']): Koa.Middleware {
+  const counted = limiter.middleware(quotaGroup(SITE_GROUP, config as Config));
+  return async (ctx, next) => {
+    if (ctx.path === '/ready' || ctx.path === '/metrics') return counted(ctx, next);
+    try {
+      await next();
+    } finally {
+      if (ctx.state.route === undefined) await counted(ctx, async () => {});
+    }
+  };
 }
 
 export interface HttpApp { app: Koa<AppState>; routes: ServiceRoutes }
@@ -36,7 +57,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(jsonSerializer());
   const routes = new ServiceRoutes(app);
   app.use(cors(routes));
+  // Outside the error handler: an HTML page answered on an error path gets them too.
+  app.use(pageHeaders());
   app.use(errorHandler(options.formatError, () => options.log));
+  if (options.limiter) app.use(shellLimit(options.limiter, options.config));
   app.use(metricsRoute());
   if (options.readiness) app.use(readinessRoute(options.service, options.readiness));
   app.use(lagMonitor.middleware(options.config.maxLagMs));

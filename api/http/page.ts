@@ -1,7 +1,7 @@
 // The one look of every service's pages: a header that links the three services and the API
 // docs, the language switch, and one stylesheet. Each page is in one language (./i18n.ts).
 import { createHash } from 'node:crypto';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { SERVICE_NAMES, type Config, type ServiceName } from '../config.ts';
 import { requestOrigin } from './client-address.ts';
 import { html, trustedHtml, type Html } from './html.ts';
@@ -142,6 +142,34 @@ export interface PageOptions {
   section?: Section;
   /** More of the head: a stylesheet, a script. */
   head?: Html;
+}
+
+/**
+ * What every HTML page answers with, whichever service and route: no other site may frame it (a
+ * framed media login form or account page could be clickjacked), and no browser may read it as
+ * another type. A page with a Content-Security-Policy of its own (/docs) keeps it, and forbids
+ * framing there itself (`frame-ancestors 'none'`).
+ */
+export const PAGE_HEADERS = {
+  'Content-Security-Policy': "frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+} as const;
+
+/**
+ * Sets PAGE_HEADERS on every answer that is HTML, once the route (or the error handler) has
+ * answered: the one place HTML pages get them, so a new page cannot forget them. The app shell
+ * (api/http/app.ts) runs it on every service.
+ */
+export function pageHeaders(): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (!ctx.response.is('html')) return;
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) {
+      if (name === 'Content-Security-Policy' && ctx.response.get(name)) continue;
+      ctx.set(name, value);
+    }
+  };
 }
 
 /** A whole page: the shared head, header and style around `body`. `title` is the whole title. */

@@ -53,7 +53,10 @@ export interface RouteSpec {
   path: string;
   /** Where the document lists it when that differs (see docs/openapi.md, the render upload). */
   docPath?: string;
+  /** Its quota group; none given: SITE_GROUP. */
   limit?: RouteLimit;
+  /** Counted in no group at all: only what the contract exempts (/v1/status, /v1/sources). */
+  unmetered?: true;
   /** Cache-Control of its answers (an error sets its own); a handler may only make one answer stricter. */
   cacheControl?: string;
   params?: readonly Param[];
@@ -78,6 +81,18 @@ export interface RouteTable {
   securitySchemes: Record<string, SecurityScheme>;
   /** Its error body whose `code` is one of `codes`. */
   errorBody: (codes: readonly string[]) => Schema;
+}
+
+/**
+ * The routes no other group counts (pages, health, the docs and the document) and the shell's own
+ * answers (/ready, /metrics, CORS preflights, 404s): a generous group of their own, so that no
+ * route is free to flood (issue #39: /openapi.json serialised 613 KB a request, unmetered).
+ */
+export const SITE_GROUP: RouteLimit = { name: 'site', limit: (config) => config.siteRateLimit };
+
+/** The group a route counts in, or null for one the contract exempts. */
+export function routeLimit(route: Pick<RouteSpec, 'limit' | 'unmetered'>): RouteLimit | null {
+  return route.unmetered ? null : route.limit ?? SITE_GROUP;
 }
 
 /** The group with the limit this configuration gives it. */
@@ -106,9 +121,10 @@ export function tableRouter<D>(routes: readonly Route<D>[], deps: D, { limiter, 
       if (compact) ctx.state.compactJson = true;
       return next();
     };
+    const limit = routeLimit(route);
     router.register(routerPath(route.path), [route.method], [
       label,
-      ...(route.limit ? [limiter.middleware(quotaGroup(route.limit, config))] : []),
+      ...(limit ? [limiter.middleware(quotaGroup(limit, config))] : []),
       ...(route.before?.(deps) ?? []),
       handler,
     ]);

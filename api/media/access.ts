@@ -5,18 +5,27 @@
 // every request). Past the budget the address hears 429 for any password until the window ends,
 // so the answers cannot tell a right guess from a wrong one. Wrong passwords from all clients
 // together have an hourly budget too (MEDIA_PASSWORD_FAILURES_PER_HOUR), so a slow guess spread over
-// many addresses still ends; and at most two checks run at once (a scrypt check holds one of
-// libuv's four threads, which file reads and DNS share), others are answered 503 at once.
+// many addresses still ends. Past it, the wall stands only before the networks that guessed: a
+// network (IPv4 /24, IPv6 /48) with more than NETWORK_FAILURES wrong passwords this hour is refused
+// until the hour ends, any other (the owner's new browser) is still checked. A wall for everyone
+// let two addresses lock every new login out for an hour (issue 39). And at most two checks run
+// at once (a scrypt check holds one of libuv's four threads, which file reads and DNS share),
+// others are answered 503 at once.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { LruMap } from '../../shared/lru-map.ts';
-import { FailureBudget } from '../http/failure-budget.ts';
-import { clientKey, limitedUntil, type RateLimiter } from '../http/rate-limit.ts';
+import { clientKey, limitedUntil, type RateLimiter, type RateLimitGroup } from '../http/rate-limit.ts';
 import type { PasswordVerifier } from './password.ts';
 import type { MintedToken, TokenSigner } from './token.ts';
 
 const PASSWORD_GROUP = { name: 'media-password', limit: 10, windowMs: 10 * 60_000, authentication: true } as const;
+/**
+ * Wrong passwords a network may have had this hour and still be checked once the budget of all
+ * clients is spent: the owner may mistype a few times; a guesser gets this many more an hour per
+ * network it holds.
+ */
+export const NETWORK_FAILURES = 3;
 /** Password checks running at once. */
 const MAX_CHECKS = 2;
 const REALM = 'Basic realm="Skinfarm private media", charset="UTF-8"';
@@ -37,6 +46,18 @@ const MAX_PROVEN_ADDRESSES = 10_000;
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) || undefined;
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+/** Every client together: the budget of all clients is one count. */
+const EVERYONE = '*';
+
+/**
+ * The network an address belongs to: an IPv4 /24, an IPv6 /48 (what one site is given; its /64s
+ * are clients of their own). Written without colons, so the limiter takes it as it is.
+ */
+export function networkKey(ip: string): string {
+  const client = clientKey(ip);
+  if (!client.includes(':')) return /^\d+\.\d+\.\d+\.\d+$/.test(client) ? `${client.replace(/\.\d+$/, '.0')}/24` : client;
+  return `${client.split(':').slice(0, 3).join('-')}/48`;
+}
 
 function passwordOf(ctx: Context): string | undefined {
   const header = ctx.get('X-Media-Password');
@@ -57,13 +78,16 @@ export class PrivateAccess {
    * forgotten early costs nothing, as the limiter still counts the window and locks again.
    */
   private readonly lockedUntil = new LruMap<number>(MAX_PROVEN_ADDRESSES);
-  /** Wrong passwords from all clients this hour. */
-  private readonly failures: FailureBudget;
+  /** Wrong passwords from all clients an hour, and from one network once that is spent. */
+  private readonly everyone: RateLimitGroup;
+  private readonly network: RateLimitGroup = { name: 'media-password-network-failures', limit: NETWORK_FAILURES, windowMs: 60 * 60_000, authentication: true };
+  /** The end of the hour whose budget of all clients is spent (ms), as this process last saw it. */
+  private spentUntil = 0;
   private checking = 0;
 
   constructor(options: AccessOptions) {
     this.options = options;
-    this.failures = new FailureBudget(options.limiter, { name: 'media-password-failures', limit: options.failuresPerHour, windowMs: 60 * 60_000 }, 'too many wrong passwords from all clients this hour');
+    this.everyone = { name: 'media-password-failures', limit: options.failuresPerHour, windowMs: 60 * 60_000, authentication: true };
   }
 
   get passwordConfigured(): boolean {
@@ -83,7 +107,11 @@ export class PrivateAccess {
     const digest = sha256(candidate);
     const proven = this.proven.get(client);
     if (proven && timingSafeEqual(digest, proven)) return this.mint();
-    this.failures.assertOpen();
+    if (this.spentUntil > Date.now()) {
+      // Cost 0: reads the network's wrong passwords this hour without counting one.
+      const network = await this.options.limiter.check(this.network, networkKey(ip), Date.now(), 0);
+      if (network.limited) throw limitedUntil(network.resetAt, 'too many wrong passwords from this network while those of all clients are over their hourly budget');
+    }
     const outcome = await this.options.limiter.check(PASSWORD_GROUP, ip);
     if (outcome.limited) {
       this.lockedUntil.set(client, outcome.resetAt);
@@ -100,11 +128,20 @@ export class PrivateAccess {
       this.checking -= 1;
     }
     if (!right) {
-      await this.failures.failed();
+      await this.failed(ip);
       throw new ApiError('wrong_password');
     }
     this.proven.set(client, digest);
     return this.mint();
+  }
+
+  /** Counts a wrong password, for everyone and for its network. */
+  private async failed(ip: string): Promise<void> {
+    const [everyone] = await Promise.all([
+      this.options.limiter.check(this.everyone, EVERYONE),
+      this.options.limiter.check(this.network, networkKey(ip)),
+    ]);
+    if (everyone.limited) this.spentUntil = everyone.resetAt;
   }
 
   private tooMany(resetAt: number): ApiError {

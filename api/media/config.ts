@@ -22,7 +22,10 @@ export interface MediaSettings {
   fileRateLimit: number;
   /** MEDIA_RESCAN_SECONDS: full rescan period behind the watcher; 0 turns it off. */
   rescanSeconds: number;
-  /** MEDIA_PASSWORD_FAILURES_PER_HOUR: wrong passwords from all clients together an hour, then every new check waits for the next hour. */
+  /**
+   * MEDIA_PASSWORD_FAILURES_PER_HOUR: wrong passwords from all clients together an hour; past it a
+   * network (IPv4 /24, IPv6 /48) with more than 3 wrong passwords this hour waits for the next hour.
+   */
   passwordFailuresPerHour: number;
   /** MEDIA_STICKY_SECONDS: how long a client's range requests on a random address keep its file; 0 = never. */
   stickySeconds: number;
@@ -59,6 +62,6 @@ export function readMediaSettings(s: Settings, shared: { dataDir: string; secret
     fileRateLimit: s.read('MEDIA_FILE_RATE_LIMIT', 2400, quota, 'requests a minute per IP on `/f/…` (video players send many range requests)'),
     rescanSeconds: s.read('MEDIA_RESCAN_SECONDS', 300, integer(0, 86_400), 'full rescan period behind the watcher (0 = off)'),
     stickySeconds: s.read('MEDIA_STICKY_SECONDS', 60, integer(0, 3600), 'how long (from its last use) a client\'s range requests on a random address keep its file (0 = off)'),
-    passwordFailuresPerHour: s.read('MEDIA_PASSWORD_FAILURES_PER_HOUR', 100, quota, 'wrong passwords from all clients together an hour; past it every new check waits for the next hour'),
+    passwordFailuresPerHour: s.read('MEDIA_PASSWORD_FAILURES_PER_HOUR', 100, quota, 'wrong passwords from all clients together an hour; past it a network (IPv4 /24, IPv6 /48) with more than 3 wrong passwords this hour is refused until the hour ends, other networks (the owner\'s new browser) are still checked ([security](security.md))'),
   };
 }

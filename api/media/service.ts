@@ -76,7 +76,7 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   gaugeFrom('skinfarm_media_unsaved_calls', 'Media calls counted but not stored yet (Redis or DATA_DIR failing)', () => counter.unsaved());
   deps.readiness.add(libraryCheck(library));
 
-  const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: englishErrorEnvelope, readiness: deps.readiness });
+  const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: englishErrorEnvelope, readiness: deps.readiness, limiter: deps.limiter });
   const sticky = new StickyPicks(settings.stickySeconds, MAX_STICKY_CLIENTS);
   routes.mount(tableRouter(MEDIA_ROUTES, { library, scanner, access, counter, settings, sticky, version: VERSION, site: deps.config }, deps));
 

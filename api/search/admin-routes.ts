@@ -12,7 +12,7 @@ import { parseCreateInput, parsePatch, publicKey } from './keys/model.ts';
 import type { SearchService } from './service.ts';
 
 const adminOnly = (service: SearchService): Middleware[] => [async (ctx, next) => {
-  await requireAdmin(service.config.search.adminToken, service.limiter, service.adminFailures, ctx);
+  await requireAdmin(service.config.search.adminToken, service.limiter, ctx);
   await next();
 }];
 

@@ -1,13 +1,15 @@
 // API keys on requests: X-API-Key checked before the request is read, then counted in one store
 // operation. Every search and admin request counts in a per-client group first, so a flood is
 // refused before any key is hashed or looked up; unauthenticated failures (no key, unknown key,
-// wrong admin token) are rate limited per client IP besides, so guessing costs the guesser.
+// wrong admin token) are rate limited per client IP besides, so guessing costs the guesser. No
+// budget is shared by all clients: keys are random 256-bit values and the admin token a random
+// 128-bit one at least (api/config.ts refuses a weaker one), so a global budget would only let one
+// client lock every key holder or the operator out.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { ApiError, type ErrorCode } from '../../shared/errors.ts';
 import type { Config } from '../config.ts';
-import type { FailureBudget } from '../http/failure-budget.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
+import { limitedUntil, rateLimitHeaders, type RateLimiter } from '../http/rate-limit.ts';
 import type { KeyStore } from './keys/store.ts';
 import type { ConsumeResult, KeyRecord } from './keys/model.ts';
 
@@ -19,13 +21,6 @@ export const SEARCH_GROUPS = {
 
 /** Failed key and token attempts per client a minute: an authentication group, so it fails closed. */
 export const AUTH_FAILURES = { name: 'search-auth-failures', limit: 30, authentication: true } as const;
-
-/**
- * Wrong admin tokens from all clients an hour. The token is the operator's choice (it may be
- * guessable), unlike keys (random, 256 bits: a global budget there would only let one client
- * lock every key holder out).
- */
-export const ADMIN_FAILURES = { name: 'search-admin-failures', limit: 100, windowMs: 60 * 60_000 } as const;
 
 /** Throws `code`, or rate_limited once this IP has failed too often this minute. */
 export async function refuse(limiter: RateLimiter, ctx: Context, code: ErrorCode): Promise<never> {
@@ -58,12 +53,17 @@ export async function useKey(store: KeyStore, limiter: RateLimiter, ctx: Context
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-/** Bearer token check in constant time (hashing first evens out the lengths); `failures` counts wrong ones from everyone. */
-export async function requireAdmin(adminToken: string | null, limiter: RateLimiter, failures: FailureBudget, ctx: Context): Promise<void> {
+/**
+ * Bearer token check in constant time (hashing first evens out the lengths). An address past its
+ * failure limit is refused before the token is compared, so past the limit a right guess cannot be
+ * told from a wrong one; other addresses are not affected (no budget of all clients).
+ */
+export async function requireAdmin(adminToken: string | null, limiter: RateLimiter, ctx: Context): Promise<void> {
   if (!adminToken) throw new ApiError('admin_disabled');
-  failures.assertOpen();
+  // Cost 0: reads this address's failures without counting one.
+  const failed = await limiter.check(AUTH_FAILURES, ctx.ip, Date.now(), 0);
+  if (failed.limited) throw limitedUntil(failed.resetAt, 'too many failed attempts from this address', rateLimitHeaders(failed));
   const match = /^Bearer\s+(.+)$/i.exec(ctx.get('Authorization'));
   if (match && timingSafeEqual(digest(match[1].trim()), digest(adminToken))) return;
-  await failures.failed();
   await refuse(limiter, ctx, 'unauthorized');
 }

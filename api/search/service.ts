@@ -4,11 +4,9 @@ import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Config } from '../config.ts';
 import { createHttpApp, type AppState } from '../http/app.ts';
-import { FailureBudget } from '../http/failure-budget.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Service, SharedDeps } from '../service.ts';
 import { loadAuditSecret, queryHash, type AuditSecret } from './audit.ts';
-import { ADMIN_FAILURES } from './auth.ts';
 import { formatSearchError } from './errors.ts';
 import { openKeyStore, type KeyStore } from './keys/store.ts';
 import { CROSS_FANOUT, runSearch, type SearchResult } from './pipeline.ts';
@@ -43,8 +41,6 @@ export class SearchService implements Service {
   readonly config: Config;
   readonly log: Logger;
   readonly limiter: RateLimiter;
-  /** Wrong admin tokens from all clients this hour. */
-  readonly adminFailures: FailureBudget;
   readonly keys: KeyStore;
   readonly sources: SearchSource[];
   readonly app: Koa<AppState>;
@@ -56,7 +52,6 @@ export class SearchService implements Service {
     this.config = deps.config;
     this.log = deps.log;
     this.limiter = deps.limiter;
-    this.adminFailures = new FailureBudget(deps.limiter, ADMIN_FAILURES, 'too many wrong admin tokens from all clients this hour');
     this.keys = openKeyStore(deps.config.dataDir, deps.redis);
     this.local = local;
     this.audit = audit;
@@ -65,7 +60,7 @@ export class SearchService implements Service {
       new PlayersSource(deps),
       ipAnalyser, domainAnalyser, phoneAnalyser, macAnalyser, emailAnalyser,
     ];
-    const { app, routes } = createHttpApp({ service: 'search', log: deps.log, config: deps.config, formatError: formatSearchError, readiness: deps.readiness });
+    const { app, routes } = createHttpApp({ service: 'search', log: deps.log, config: deps.config, formatError: formatSearchError, readiness: deps.readiness, limiter: deps.limiter });
     this.app = app;
     routes.mount(tableRouter(SEARCH_ROUTES, this, deps));
   }

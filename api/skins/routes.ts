@@ -156,11 +156,11 @@ export const LOOKUP_ROUTES: Route<SkinsService>[] = [
     doc: { summary: 'Decode a base64 textures value', ok: data('decoded textures', 'DecodeResult'), errors: ['missing_param', 'bad_request'] },
   },
   {
-    method: 'get', path: '/v1/status', params: [pretty], handle: async (ctx, service) => ok(ctx, await service.status()),
+    method: 'get', path: '/v1/status', unmetered: true, params: [pretty], handle: async (ctx, service) => ok(ctx, await service.status()),
     doc: { summary: 'Service status', description: 'Local state only: asks no upstream; not rate limited.', ok: data('status record', 'Status') },
   },
   {
-    method: 'get', path: '/v1/sources', params: [pretty], handle: (ctx, service) => ok(ctx, { sources: service.sourceList() }),
+    method: 'get', path: '/v1/sources', unmetered: true, params: [pretty], handle: (ctx, service) => ok(ctx, { sources: service.sourceList() }),
     doc: { summary: 'Data sources', description: 'Not rate limited.', ok: data('source list', 'Sources') },
   },
   announcementsRoute,

@@ -25,7 +25,7 @@ import type { DocsSource } from '../docs/routes.ts';
 import { SKINS_SECTIONS } from './routes.ts';
 import { floodgateUuid } from './upstream/floodgate.ts';
 import { TextureStore, OFFICIAL_TEXTURE_HOST } from './texture-store.ts';
-import { TextureFetcher } from './textures.ts';
+import { publicSkinDomain, TextureFetcher } from './textures.ts';
 import type { PlayerLookup } from './lookup.ts';
 import type { UpstreamBudgets } from './upstream/budget.ts';
 import { UpstreamClient } from './upstream/client.ts';
@@ -95,7 +95,7 @@ export class SkinsService implements Service {
       ? new ExternalAccount(external.client, config.external, { clientId, clientSecret, redirectUrl, scopes, clientAuth })
       : null;
 
-    const { app, routes } = createHttpApp({ service: 'skins', log, config, formatError: errorEnvelope, readiness: deps.readiness });
+    const { app, routes } = createHttpApp({ service: 'skins', log, config, formatError: errorEnvelope, readiness: deps.readiness, limiter: deps.limiter });
     this.app = app;
     deps.readiness.add(farmCheck(() => this.farm));
     const { official, bedrock } = lookup.sources;
@@ -115,13 +115,16 @@ export class SkinsService implements Service {
     for (const part of SKINS_SECTIONS) routes.mount(part.router(parts, deps));
   }
 
-  /** TEXTURE_HOSTS when set; else the official texture host plus the external skinDomains. */
+  /**
+   * TEXTURE_HOSTS when set; else the official texture host plus the external skinDomains that are
+   * public host names (publicSkinDomain: no IP literal, no loopback or private name).
+   */
   async textureHosts(): Promise<string[]> {
     if (this.config.textureHosts) return this.config.textureHosts;
     if (!this.config.external.enabled) return [OFFICIAL_TEXTURE_HOST];
     try {
       const meta = await this.externalInfo.metadata();
-      return [OFFICIAL_TEXTURE_HOST, ...meta.skinDomains];
+      return [OFFICIAL_TEXTURE_HOST, ...meta.skinDomains.flatMap((d) => publicSkinDomain(d) ?? [])];
     } catch {
       return [OFFICIAL_TEXTURE_HOST];
     }

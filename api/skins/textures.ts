@@ -1,4 +1,5 @@
 // The textures property: decoding, and downloading texture files only from allow-listed hosts.
+import { isIP } from 'node:net';
 import { ApiError } from '../../shared/errors.ts';
 import { ownBytes } from '../../shared/own-bytes.ts';
 import type { RawProfile, TexturesPayload } from './types.ts';
@@ -51,6 +52,45 @@ export function hostAllowed(url: URL, allowed: readonly string[]): boolean {
     if (e.startsWith('.')) return hostname.endsWith(e) && hostname.length > e.length;
     return e.includes(':') ? e === hostPort : e === hostname;
   });
+}
+
+/**
+ * Names that only ever mean this machine or a private network: loopback (`localhost`, RFC 6761),
+ * multicast DNS (`.local`), the suffixes private networks use (`.internal`, `.lan`, `.home.arpa`…) and the
+ * reserved ones that no public site has (`.test`, `.invalid`, `.example`).
+ */
+const PRIVATE_SUFFIXES = ['localhost', 'localdomain', 'local', 'internal', 'intranet', 'private', 'lan', 'home', 'corp', 'arpa', 'invalid', 'test', 'example'];
+/** A host name as DNS writes it: labels of letters, digits and inner hyphens (IDNs as punycode). */
+const DNS_NAME = /^(?!-)[a-z0-9-]{1,63}(?<!-)(?:\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
+
+/**
+ * An entry of the external site's `skinDomains` as an allow-list entry (`host` or `.suffix`,
+ * lower case, punycode), or null when it could name an internal address: an IP literal in any
+ * form (`127.0.0.1`, `[::1]`, `::1`, `2130706433`, `0x7f.1`, `0177.0.0.1`, `127.1`), a
+ * single-label name (`intranet`, or `.cn`, which would allow a whole top-level domain), a
+ * loopback or private name (`localhost`, `*.localhost`, `*.local`, `*.internal`…), or anything
+ * that is no plain host name (a port, a path, user info). The site is an upstream, not ours: its
+ * list widens where we download from only to public names (TEXTURE_HOSTS is the operator's).
+ */
+export function publicSkinDomain(entry: unknown): string | null {
+  if (typeof entry !== 'string' || entry.length > 255) return null;
+  const lower = entry.trim().toLowerCase();
+  const suffix = lower.startsWith('.');
+  const name = suffix ? lower.slice(1) : lower;
+  if (!name || /[^\p{L}\p{N}.-]/u.test(name) || isIP(name)) return null;
+  let hostname: string;
+  try {
+    // The URL parser reads every form of an IPv4 address (decimal, hex, octal, short), as the
+    // texture URL itself would be read, and turns an IDN into punycode.
+    hostname = new URL(`http://${name}/`).hostname;
+  } catch {
+    return null;
+  }
+  if (isIP(hostname) || hostname.startsWith('[') || !DNS_NAME.test(hostname)) return null;
+  // A last label of digits (or 0x…) is an IPv4 address to the URL parser, never a name.
+  if (/^(?:\d+|0x[0-9a-f]*)$/.test(hostname.slice(hostname.lastIndexOf('.') + 1))) return null;
+  if (PRIVATE_SUFFIXES.some((s) => hostname === s || hostname.endsWith(`.${s}`))) return null;
+  return suffix ? `.${hostname}` : hostname;
 }
 
 export class TextureFetcher {

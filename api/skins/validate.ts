@@ -7,6 +7,13 @@ import { SOURCE_IDS, type SourceId, type SourceParam } from './types.ts';
 
 export const OFFICIAL_NAME = /^[A-Za-z0-9_]{1,16}$/;
 export const EXTERNAL_NAME = /^[\p{L}\p{N}_-]{1,32}$/u;
+/**
+ * An Xbox gamertag as Xbox Live (GeyserMC's Global API) writes it: letters, digits and single
+ * spaces, at most 16 characters, a letter or digit at each end. It is the rule that a Bedrock
+ * name carries (upstream/floodgate.ts, with `_` for the spaces), applied to what the upstream
+ * answers: anything else is the upstream's error, never a player name.
+ */
+export const GAMERTAG = /^(?=.{1,16}$)[A-Za-z0-9]+(?: [A-Za-z0-9]+)*$/;
 
 export type PlayerQuery = { kind: 'uuid'; uuid: string } | { kind: 'name'; name: string };
 

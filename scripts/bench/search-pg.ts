@@ -169,7 +169,7 @@ const rssOf = (pid: number, field = 'VmRSS') =>
  */
 async function httpLevel(url: string, queries: string[], instances: number, full: boolean) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-bench-search-pg-'));
-  const admin = 'bench-admin-token';
+  const admin = randomBytes(24).toString('base64url');
   const started = performance.now();
   const services: RunningService[] = [];
   try {

@@ -4,6 +4,7 @@
 // SERVICES=search) with keys in the file store and, when redis-server is installed, in Redis.
 //   node scripts/bench/search.ts [--records 1000000] [--seconds 5] [--concurrency 16]
 import fs from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -90,7 +91,7 @@ function rssOf(pid: number): Promise<number> {
 
 async function httpLevel(dataFile: string, queries: string[], redisUrl: string | null) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-bench-search-'));
-  const admin = 'bench-admin-token';
+  const admin = randomBytes(24).toString('base64url');
   const started = performance.now();
   // Info level as in production: the access and audit lines are part of the cost measured.
   const service = await launch({

@@ -44,7 +44,7 @@ function gamertagOf(ctx: FakeContext): void {
   const [xuid] = ctx.params;
   if (badXuid(ctx, xuid)) return;
   const player = byXuid(xuid);
-  sendJson(ctx.res, 200, player ? { gamertag: player.gamertag } : {});
+  sendJson(ctx.res, 200, player ? { gamertag: ctx.state.answers.bedrockGamertag ?? player.gamertag } : {});
 }
 
 async function skinOf(ctx: FakeContext): Promise<void> {

@@ -3,7 +3,7 @@ import { ANNOUNCEMENTS } from './announcements.ts';
 import { parseJson, sendEmpty, sendJson } from './http.ts';
 import { signingKey } from './keys.ts';
 import { sessionProfile } from './profiles.ts';
-import type { FakeContext, FakeRoute } from './state.ts';
+import { externalTextureBaseUrl, type FakeContext, type FakeRoute } from './state.ts';
 
 const SEARCH_MAX = 5;
 const YGG = '/external/api/yggdrasil';
@@ -24,7 +24,7 @@ async function metadata(ctx: FakeContext): Promise<void> {
       links: { homepage: site, register: `${site}/auth/register` },
       'feature.non_email_login': true,
     },
-    skinDomains: [new URL(ctx.state.baseUrl).hostname],
+    skinDomains: ctx.state.answers.skinDomains ?? [new URL(ctx.state.baseUrl).hostname],
     signaturePublickey: key.publicPem,
   });
 }
@@ -48,7 +48,7 @@ async function profile(ctx: FakeContext): Promise<void> {
   const player = ctx.state.players.byUuid('external', ctx.params[0]);
   if (!player) return sendEmpty(ctx.res, 204);
   const key = ctx.url.searchParams.get('unsigned') === 'false' ? await signingKey('external') : null;
-  sendJson(ctx.res, 200, await sessionProfile(player, ctx.state.baseUrl, key));
+  sendJson(ctx.res, 200, await sessionProfile(player, externalTextureBaseUrl(ctx.state), key));
 }
 
 export const externalRoutes: FakeRoute[] = [

@@ -11,7 +11,7 @@ import { DEFAULT_OAUTH, OAuthProvider, oauthRoutes, type OAuthOptions } from './
 import { officialError, officialRoutes } from './official.ts';
 import { PlayerCatalogue, type Source } from './players.ts';
 import { sessionProfile } from './profiles.ts';
-import type { FakeContext, FakeRoute, FakeState } from './state.ts';
+import type { AnswerKnobs, FakeContext, FakeRoute, FakeState } from './state.ts';
 import { textureRoutes } from './texture-routes.ts';
 import { textureBase } from './textures.ts';
 
@@ -25,6 +25,8 @@ export interface FakeUpstreamOptions {
   host?: string;
   latencyMs?: number;
   oauth?: OAuthOptions;
+  /** Knobs set before the fake listens (what a service reads once at start, e.g. the external metadata). */
+  control?: FakeControl;
 }
 
 export interface FakeControl {
@@ -36,6 +38,10 @@ export interface FakeControl {
   down?: Partial<Record<Upstream, boolean>>;
   /** Every request to that source hangs until close. */
   hang?: Partial<Record<Upstream, boolean>>;
+  /** GeyserMC's XUID -> gamertag answers this gamertag for every known XUID (a hostile upstream); null: the real ones. */
+  bedrockGamertag?: string | null;
+  /** The external metadata's `skinDomains` and the host its texture URLs are written with; null: the fake's own. */
+  external?: { skinDomains?: string[] | null; textureHost?: string | null };
 }
 
 export interface RequestRecord { route: string; method: string; path: string; body?: string }
@@ -71,7 +77,7 @@ const MAX_LOG = 10_000;
 /** The upstreams the fake plays: the players' two sources and GeyserMC's Global API. */
 export type Upstream = Source | 'bedrock';
 
-interface Knobs { latencyMs: number; officialBudget: number | null; down: Record<Upstream, boolean>; hang: Record<Upstream, boolean> }
+interface Knobs { latencyMs: number; officialBudget: number | null; down: Record<Upstream, boolean>; hang: Record<Upstream, boolean>; answers: AnswerKnobs }
 
 function sourceOf(path: string): Upstream | null {
   if (path.startsWith('/official/')) return 'official';
@@ -87,6 +93,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     officialBudget: null,
     down: { official: false, external: false, bedrock: false },
     hang: { official: false, external: false, bedrock: false },
+    answers: { bedrockGamertag: null, skinDomains: null, externalTextureHost: null },
   };
   let counters: Record<string, number> = {};
   let log: RequestRecord[] = [];
@@ -103,7 +110,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
     }
     Object.assign(knobs.down, c.down);
     Object.assign(knobs.hang, c.hang);
+    if (c.bedrockGamertag !== undefined) knobs.answers.bedrockGamertag = c.bedrockGamertag;
+    if (c.external?.skinDomains !== undefined) knobs.answers.skinDomains = c.external.skinDomains;
+    if (c.external?.textureHost !== undefined) knobs.answers.externalTextureHost = c.external.textureHost;
   };
+  if (options.control) control(options.control);
   const resetCalls = () => {
     counters = {};
     log = [];
@@ -202,7 +213,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
   const { port } = server.address() as AddressInfo;
   const hostname = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const baseUrl = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`;
-  state = { baseUrl, players: new PlayerCatalogue(), oauth: new OAuthProvider(options.oauth ?? DEFAULT_OAUTH) };
+  state = { baseUrl, players: new PlayerCatalogue(), oauth: new OAuthProvider(options.oauth ?? DEFAULT_OAUTH), answers: knobs.answers };
 
   return {
     baseUrl,

@@ -2,10 +2,12 @@
 // files. Every row comes out as a JSON object text; rows that are not objects are counted, not fatal.
 // CSV is read as spreadsheets write it: the delimiter (, ; or tab) is found from the header, and
 // a UTF-8 byte order mark (Excel's "CSV UTF-8") is dropped, as it is from a JSONL file.
+// Both backends (the in-memory index, the PostgreSQL import) read through here. Every row is
+// bounded (MAX_ROW_BYTES, MAX_RECORD_LINES): one past a cap is a row problem, and any file is
+// read in time proportional to its size.
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import readline from 'node:readline';
 
 export const DATA_EXTENSIONS = ['.jsonl', '.ndjson', '.csv', '.tsv'];
 
@@ -22,13 +24,81 @@ export async function listDataFiles(dataPath: string): Promise<string[]> {
     .sort();
 }
 
-/** The file's lines, a byte order mark taken off the first. */
-async function* lines(file: string): AsyncGenerator<string> {
-  let first = true;
-  for await (const text of readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })) {
-    yield first && text.startsWith('\uFEFF') ? text.slice(1) : text;
-    first = false;
+/**
+ * The longest row read, in UTF-8 bytes: a JSONL line, or a CSV record with the line breaks its
+ * quoted cells hold. A longer one is a row problem, skipped without being held in memory.
+ */
+export const MAX_ROW_BYTES = 1024 * 1024;
+/** The most lines one CSV record may span (line breaks inside quoted cells); past it, a row problem. */
+export const MAX_RECORD_LINES = 1000;
+
+/** A line of a file, numbered from 1, with its UTF-8 length; or that it was longer than the cap. */
+type Line = { line: number; text: string; bytes: number } | { line: number; tooLong: true };
+
+/** The next `byte` in `chunk` at or after `from`; the chunk's length when there is none. */
+function next(chunk: Buffer, byte: number, from: number): number {
+  const at = chunk.indexOf(byte, from);
+  return at < 0 ? chunk.length : at;
+}
+
+/**
+ * The file's lines, broken at \n, \r\n or a lone \r (as readline breaks them), a byte order mark
+ * taken off the first. A line longer than `maxBytes` is never held: its bytes are passed over to
+ * its end and it comes out as too long. Each byte is looked at once, so a file of any shape is
+ * read in time proportional to its size.
+ */
+async function* lines(file: string, maxBytes: number): AsyncGenerator<Line> {
+  let pieces: Buffer[] = [];
+  let held = 0;
+  let tooLong = false;
+  let line = 0;
+  // The previous chunk ended in \r: a \n opening this one belongs to the same break.
+  let afterCr = false;
+  const take = (chunk: Buffer, from: number, to: number) => {
+    if (tooLong || to === from) return;
+    if (held + to - from > maxBytes) {
+      tooLong = true;
+      pieces = [];
+      held = 0;
+    } else {
+      pieces.push(chunk.subarray(from, to));
+      held += to - from;
+    }
+  };
+  const emit = (): Line => {
+    line += 1;
+    let result: Line;
+    if (tooLong) result = { line, tooLong: true };
+    else {
+      let text = pieces.length === 1 ? pieces[0].toString('utf8') : Buffer.concat(pieces, held).toString('utf8');
+      if (line === 1 && text.startsWith('\uFEFF')) text = text.slice(1);
+      result = { line, text, bytes: held };
+    }
+    pieces = [];
+    held = 0;
+    tooLong = false;
+    return result;
+  };
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    let pos = afterCr && chunk[0] === 0x0a ? 1 : 0;
+    afterCr = false;
+    let lf = -1;
+    let cr = -1;
+    while (pos < chunk.length) {
+      if (lf < pos) lf = next(chunk, 0x0a, pos);
+      if (cr < pos) cr = next(chunk, 0x0d, pos);
+      const stop = Math.min(lf, cr);
+      take(chunk, pos, stop);
+      if (stop === chunk.length) break;
+      yield emit();
+      pos = stop + 1;
+      if (stop === cr) {
+        if (pos === chunk.length) afterCr = true;
+        else if (chunk[pos] === 0x0a) pos += 1;
+      }
+    }
   }
+  if (held > 0 || tooLong) yield emit();
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -44,19 +114,22 @@ export function parseRow(text: string): { record: Record<string, unknown> } | { 
   return isObject(value) ? { record: value } : { error: 'not a JSON object' };
 }
 
-/** A JSONL file's non-blank lines, each with its line number. */
-async function* jsonlLines(file: string): AsyncGenerator<{ line: number; text: string }> {
-  let line = 0;
-  for await (const text of lines(file)) {
-    line += 1;
-    if (text.trim()) yield { line, text };
+/** A JSONL file's non-blank lines, each with its line number; a line over the cap is a problem. */
+async function* jsonlLines(file: string): AsyncGenerator<{ line: number; text: string } | { line: number; error: string }> {
+  for await (const l of lines(file, MAX_ROW_BYTES)) {
+    if ('tooLong' in l) yield { line: l.line, error: `line over ${MAX_ROW_BYTES} bytes` };
+    else if (l.text.trim()) yield { line: l.line, text: l.text };
   }
 }
 
 async function* jsonlRows(file: string): AsyncGenerator<Row> {
-  for await (const { line, text } of jsonlLines(file)) {
-    const row = parseRow(text);
-    yield 'error' in row ? { file, line, error: row.error } : { file, line, text, record: row.record };
+  for await (const l of jsonlLines(file)) {
+    if ('error' in l) {
+      yield { file, ...l };
+      continue;
+    }
+    const row = parseRow(l.text);
+    yield 'error' in row ? { file, line: l.line, error: row.error } : { file, line: l.line, text: l.text, record: row.record };
   }
 }
 
@@ -79,61 +152,167 @@ export function detectDelimiter(header: string): CsvDelimiter {
   return best;
 }
 
-/** Splits CSV text into cells (RFC 4180: quoted cells, "" escapes); null while a quote is open. */
-export function splitCsv(text: string, delimiter: CsvDelimiter = ','): string[] | null {
-  const cells: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; }
-      else if (c === '"') quoted = false;
+/**
+ * The cells of one CSV record (RFC 4180: quoted cells, "" escapes), read a line at a time: the
+ * quote state is carried from one line to the next, so each character is read once however many
+ * lines a quoted cell spans.
+ */
+class CsvCells {
+  private cells: string[] = [];
+  private cell = '';
+  private quoted = false;
+
+  /** Reads one more line of the record; true when the record ends with it (no quote left open). */
+  feed(text: string, delimiter: CsvDelimiter): boolean {
+    let { cell, quoted } = this;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (quoted) {
+        if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; }
+        else if (c === '"') quoted = false;
+        else cell += c;
+      } else if (c === '"' && cell === '') quoted = true;
+      else if (c === delimiter) { this.cells.push(cell); cell = ''; }
       else cell += c;
-    } else if (c === '"' && cell === '') quoted = true;
-    else if (c === delimiter) { cells.push(cell); cell = ''; }
-    else cell += c;
+    }
+    this.quoted = quoted;
+    if (quoted) {
+      // The line break is part of the quoted cell.
+      this.cell = `${cell}\n`;
+      return false;
+    }
+    this.cells.push(cell);
+    this.cell = '';
+    return true;
   }
-  if (quoted) return null;
-  cells.push(cell);
-  return cells;
+
+  /** The record's cells; the reader is ready for the next record. */
+  take(): string[] {
+    const { cells } = this;
+    this.reset();
+    return cells;
+  }
+
+  reset(): void {
+    this.cells = [];
+    this.cell = '';
+    this.quoted = false;
+  }
 }
 
-async function* csvRows(file: string): AsyncGenerator<Row> {
-  let header: string[] | null = null;
-  let delimiter: CsvDelimiter | null = null;
-  let pending = '';
-  let line = 0;
-  let startLine = 0;
-  for await (const text of lines(file)) {
-    line += 1;
-    if (!pending) startLine = line;
+/** Splits CSV text into cells (RFC 4180: quoted cells, "" escapes); null while a quote is open. */
+export function splitCsv(text: string, delimiter: CsvDelimiter = ','): string[] | null {
+  const cells = new CsvCells();
+  return cells.feed(text, delimiter) ? cells.take() : null;
+}
+
+/**
+ * A CSV file's rows, from its lines. A record is held at most MAX_RECORD_LINES lines and
+ * MAX_ROW_BYTES bytes: one that runs past either (a quote never closed), or a quote still open at
+ * the end of the file, is one row problem at the line it starts on, and the lines after that
+ * first one are read again one by one, each a record of its own (a line whose quote does not
+ * close on it is a problem too). So a stray quote costs its own row, not the rest of the file, and
+ * each line is read at most twice.
+ */
+class CsvReader {
+  private header: string[] | null = null;
+  private delimiter: CsvDelimiter | null = null;
+  private readonly cells = new CsvCells();
+  /** The lines of the record being read, to read again if it is given up. */
+  private held: Array<{ line: number; text: string }> = [];
+  private bytes = 0;
+  private readonly file: string;
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  /** Reads a line into `out`'s rows. */
+  line(l: Line, out: Row[]): void {
+    if (this.held.length) {
+      const over = 'tooLong' in l || this.bytes + 1 + l.bytes > MAX_ROW_BYTES ? `${MAX_ROW_BYTES} bytes`
+        : this.held.length >= MAX_RECORD_LINES ? `${MAX_RECORD_LINES} lines` : null;
+      if (over) {
+        // Given up; the line that broke the cap begins the next record.
+        this.giveUp(`record over ${over} (a quote not closed?)`, out);
+        this.line(l, out);
+        return;
+      }
+    }
+    if ('tooLong' in l) {
+      out.push({ file: this.file, line: l.line, error: `record over ${MAX_ROW_BYTES} bytes` });
+      return;
+    }
+    if (this.held.length) this.bytes += 1 + l.bytes;
+    else {
+      if (!this.delimiter) {
+        // Excel's own hint line ("sep=;") names the delimiter.
+        const hint = /^sep=([,;\t])$/.exec(l.text);
+        if (hint) {
+          this.delimiter = hint[1] as CsvDelimiter;
+          return;
+        }
+        this.delimiter = detectDelimiter(l.text);
+      }
+      this.bytes = l.bytes;
+    }
+    this.held.push(l);
     // A quoted cell may hold line breaks: keep reading until its quote closes.
-    // Excel's own hint line ("sep=;") names the delimiter.
-    const hint = !delimiter && /^sep=([,;\t])$/.exec(text);
-    if (hint) {
-      delimiter = hint[1] as CsvDelimiter;
-      continue;
+    if (!this.cells.feed(l.text, this.delimiter!)) return;
+    const line = this.held[0].line;
+    this.held = [];
+    this.record(line, this.cells.take(), out);
+  }
+
+  /** The end of the file: a record still open is given up. */
+  end(out: Row[]): void {
+    if (this.held.length) this.giveUp('unclosed quote', out);
+  }
+
+  /** Counts the open record as a problem and reads its lines after the first as records of one line. */
+  private giveUp(reason: string, out: Row[]): void {
+    const [first, ...rest] = this.held;
+    this.held = [];
+    this.cells.reset();
+    out.push({ file: this.file, line: first.line, error: reason });
+    for (const l of rest) {
+      if (this.cells.feed(l.text, this.delimiter!)) this.record(l.line, this.cells.take(), out);
+      else {
+        this.cells.reset();
+        out.push({ file: this.file, line: l.line, error: 'unclosed quote' });
+      }
     }
-    pending = pending ? `${pending}\n${text}` : text;
-    delimiter ??= detectDelimiter(pending);
-    const cells = splitCsv(pending, delimiter);
-    if (!cells) continue;
-    pending = '';
+  }
+
+  private record(line: number, cells: string[], out: Row[]): void {
+    const { file, header } = this;
     if (!header) {
-      header = cells.map((h) => h.trim());
-      continue;
+      this.header = cells.map((h) => h.trim());
+      return;
     }
-    if (cells.length === 1 && !cells[0].trim()) continue;
+    if (cells.length === 1 && !cells[0].trim()) return;
     if (cells.length !== header.length) {
-      yield { file, line: startLine, error: `${cells.length} cells for ${header.length} columns` };
-      continue;
+      out.push({ file, line, error: `${cells.length} cells for ${header.length} columns` });
+      return;
     }
     const record: Record<string, string> = {};
     header.forEach((name, i) => { if (cells[i] !== '') record[name] = cells[i]; });
-    yield { file, line: startLine, text: JSON.stringify(record), record };
+    out.push({ file, line, text: JSON.stringify(record), record });
   }
-  if (pending) yield { file, line: startLine, error: 'unclosed quote' };
+}
+
+async function* csvRows(file: string): AsyncGenerator<Row> {
+  const reader = new CsvReader(file);
+  const out: Row[] = [];
+  for await (const l of lines(file, MAX_ROW_BYTES)) {
+    reader.line(l, out);
+    if (out.length) {
+      yield* out;
+      out.length = 0;
+    }
+  }
+  reader.end(out);
+  yield* out;
 }
 
 const isCsv = (file: string) => ['.csv', '.tsv'].includes(path.extname(file).toLowerCase());

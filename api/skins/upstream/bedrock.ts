@@ -3,6 +3,7 @@
 // host. Shapes in docs/skins.md ("Bedrock players").
 import { floodgateName, floodgateUuid, gamertagOf, xuidOf } from './floodgate.ts';
 import type { NameHit, RawProfile } from '../types.ts';
+import { GAMERTAG } from '../validate.ts';
 import type { UpstreamClient } from './client.ts';
 
 export interface BedrockConfig { apiUrl: string; textureUrl: string; namePrefix: string }
@@ -68,8 +69,11 @@ export class BedrockSource {
       throw this.client.malformed('skin');
     }
     const tag = await this.get(`/v2/xbox/gamertag/${xuid}`, 'bedrock.profiles');
-    // The skin is there but Xbox Live no longer names the account: the XUID stands in.
-    const gamertag = isObject(tag) && typeof tag.gamertag === 'string' && tag.gamertag ? tag.gamertag : xuid;
+    // The skin is there but Xbox Live no longer names the account (`{}`): the XUID stands in.
+    // A gamertag that breaks the gamertag rule is a wrong answer: it never becomes a name.
+    const named = isObject(tag) && tag.gamertag !== undefined && tag.gamertag !== '';
+    if (named && (typeof tag.gamertag !== 'string' || !GAMERTAG.test(tag.gamertag))) throw this.client.malformed('gamertag');
+    const gamertag = named ? tag.gamertag as string : xuid;
     const name = floodgateName(gamertag, this.prefix);
     const SKIN = { url: `${this.config.textureUrl}/${skin.texture_id.toLowerCase()}`, ...(skin.is_steve ? {} : { metadata: { model: 'slim' } }) };
     // Our own (unsigned) property: the upstream's signed value names the account that converted the skin, not the player.
