@@ -106,8 +106,12 @@ export class CacheNamespace<T> {
     const keepMs = (ttlSeconds + this.staleSeconds) * 1000;
     if (keepMs <= 0) return;
     this.toLocal(key, { v: value, t: now, f: now + ttlSeconds * 1000, e: now + keepMs });
+    if (!this.keyv) return;
     try {
-      await this.keyv?.set(key, { v: value, t: now, f: now + ttlSeconds * 1000, e: now + keepMs }, keepMs);
+      await Promise.all([
+        this.keyv.set(key, { v: value, t: now, f: now + ttlSeconds * 1000, e: now + keepMs }, keepMs),
+        this.owner.ledger(this.name, key, now + keepMs),
+      ]);
     } catch (err) {
       this.owner.failed(this.name, err);
     }
@@ -115,8 +119,9 @@ export class CacheNamespace<T> {
 
   async delete(key: string): Promise<void> {
     this.local?.delete(`${this.name}:${key}`);
+    if (!this.keyv) return;
     try {
-      await this.keyv?.delete(key);
+      await Promise.all([this.keyv.delete(key), this.owner.ledger(this.name, key, null)]);
     } catch (err) {
       this.owner.failed(this.name, err);
     }
@@ -184,9 +189,20 @@ export class Cache {
   }
 
   /**
-   * Local counters plus entries and bytes: the LRU's in memory mode; over Redis, the keys under
-   * the namespaces' prefixes (rate limits, sessions, budgets and locks share the database but
-   * are not cache entries), and no byte count.
+   * Records a cache key in the ledger (a sorted set beside the keys, scored by the key's expiry),
+   * or drops it (`expiresAt` null): what stats() counts instead of walking the keyspace.
+   */
+  ledger(namespace: string, key: string, expiresAt: number | null): Promise<unknown> {
+    const redis = this.options.redis;
+    if (!redis) return Promise.resolve();
+    const member = `${namespace}::${key}`;
+    return expiresAt === null ? redis.zRem(LEDGER_KEY, member) : redis.zAdd(LEDGER_KEY, { score: expiresAt, value: member });
+  }
+
+  /**
+   * Local counters plus entries and bytes: the LRU's in memory mode; over Redis, the cache keys
+   * the ledger holds that have not expired (rate limits, sessions, budgets and locks share the
+   * database but are not cache entries), and no byte count.
    */
   async stats(): Promise<CacheStats> {
     const redis = this.options.redis;
@@ -201,33 +217,35 @@ export class Cache {
   }
 
   private counted: { at: number; entries: Promise<number> } | null = null;
+  private prunedAt = 0;
 
   /**
-   * Cache keys in Redis, by namespace prefix. A count walks the whole keyspace (SCAN, never KEYS,
-   * which blocks Redis), and /v1/status is not rate limited: one count serves every caller for
-   * ENTRIES_RECOUNT_MS.
+   * Cache keys in Redis, without walking the keyspace (no SCAN: /v1/status is not rate limited):
+   * the ledger's members whose expiry is still ahead (ZCOUNT, O(log n)), never more than the
+   * database holds (DBSIZE, O(1)), so keys Redis evicted (allkeys-lru on a cache of its own) are
+   * not counted for long. Expired members are dropped at most once a minute; one count serves
+   * every caller for ENTRIES_RECOUNT_MS.
    */
   private redisEntries(redis: RedisClientType): Promise<number> {
-    if (this.counted && performance.now() - this.counted.at < ENTRIES_RECOUNT_MS) return this.counted.entries;
-    const entries = countCacheKeys(redis, new Set(this.namespaces.keys())).catch((err: unknown) => {
-      this.failed('stats', err);
-      return 0;
-    });
-    this.counted = { at: performance.now(), entries };
+    const now = performance.now();
+    if (this.counted && now - this.counted.at < ENTRIES_RECOUNT_MS) return this.counted.entries;
+    const epoch = Date.now();
+    if (now - this.prunedAt > LEDGER_PRUNE_MS) {
+      this.prunedAt = now;
+      redis.zRemRangeByScore(LEDGER_KEY, '-inf', epoch).catch((err: unknown) => this.failed('stats', err));
+    }
+    const entries = Promise.all([redis.zCount(LEDGER_KEY, `(${epoch}`, '+inf'), redis.dbSize()])
+      .then(([live, keys]) => Math.max(0, Math.min(live, keys - 1)))
+      .catch((err: unknown) => {
+        this.failed('stats', err);
+        return 0;
+      });
+    this.counted = { at: now, entries };
     return entries;
   }
 }
 
-const ENTRIES_RECOUNT_MS = 5000;
-
-/** Keys of the named namespaces ("skinfarm:<name>::<key>"), in one pass over the keyspace. */
-async function countCacheKeys(redis: RedisClientType, names: Set<string>): Promise<number> {
-  let count = 0;
-  for await (const keys of redis.scanIterator({ MATCH: 'skinfarm:*', COUNT: 1000 })) {
-    for (const key of keys) {
-      const end = key.indexOf('::');
-      if (end > 0 && names.has(key.slice('skinfarm:'.length, end))) count += 1;
-    }
-  }
-  return count;
-}
+/** The sorted set of cache keys ("<namespace>::<key>", scored by expiry in epoch ms). */
+export const LEDGER_KEY = 'skinfarm:cache-ledger';
+const ENTRIES_RECOUNT_MS = 1000;
+const LEDGER_PRUNE_MS = 60_000;

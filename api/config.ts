@@ -51,6 +51,8 @@ export interface Config {
     staleWaitMs: number;
     /** Faults in a row (timeouts, refused connections, 5xx) that open a source's circuit (0 = never), and its first open time. */
     circuit: { failures: number; openMs: number };
+    /** Each client's share of the budgets: uncached lookups a minute, the reserve (%) kept for light clients, and what counts as light. */
+    clientShare: { perMinute: number; reservePercent: number; lightSpend: number };
   };
   cache: { maxEntries: number; maxBytes: number; staleSeconds: number; ttl: CacheTtls };
   oauth: {
@@ -83,6 +85,9 @@ export interface Config {
     adminToken: string | null; dataPath: string | null; timeoutMs: number;
     /** PostgreSQL holding imported data files (npm run search-import), instead of indexing SEARCH_DATA in memory. */
     databaseUrl: string | null;
+    /** Connections to it per instance, and lookups waiting for one at most (past them a search's lookup is refused: `timed_out`). */
+    databasePool: number;
+    databaseQueue: number;
     /** Each source's own limit per pass, below the deadline so one slow source cannot use it all. */
     sourceTimeoutMs: number;
     /** ISO 3166 alpha-2 region of phone numbers written without a country code. */
@@ -321,6 +326,11 @@ function readUpstreams(s: Settings): Pick<Config, 'official' | 'external' | 'bed
       failures: s.read('UPSTREAM_CIRCUIT_FAILURES', 5, integer(0, 1000), 'timeouts, refused connections or 5xx in a row that open a source\'s circuit (0 = never)'),
       openMs: s.read('UPSTREAM_CIRCUIT_OPEN_MS', 10_000, integer(100, 600_000), 'how long the circuit first stays open; doubles after each failed probe, up to 10 min'),
     },
+    clientShare: {
+      perMinute: s.read('UPSTREAM_CLIENT_LOOKUPS', 200, quota, 'uncached upstream lookups one client (an address, or a search key) may cause a minute; each name or UUID of a batch that must be asked upstream counts one, a cached one nothing; past it 429 `rate_limited` for that client ([Skins](skins.md#upstream-protection))'),
+      reservePercent: s.read('UPSTREAM_BUDGET_RESERVE_PERCENT', 50, integer(0, 90), 'part of each upstream budget\'s burst (`*_BUDGET`) kept for clients that have caused at most `UPSTREAM_LIGHT_CLIENT_LOOKUPS` uncached lookups this minute; a heavier client is refused (503 `upstream_busy`) rather than take it'),
+      lightSpend: s.read('UPSTREAM_LIGHT_CLIENT_LOOKUPS', 20, integer(0, 1_000_000), 'uncached upstream lookups a minute up to which a client may still draw on the budgets\' reserve'),
+    },
   };
   const demoPlayer = s.read('DEMO_PLAYER', 'Notch', text, {
     default: '`Notch` (`Knight` in the demo)',
@@ -426,6 +436,8 @@ function strongToken(token: string): boolean {
 function readSearch(s: Settings): Config['search'] {
   const dataPath = s.optional('SEARCH_DATA', text, 'a JSONL file, or a folder (searched recursively) of `.jsonl` / `.ndjson` / `.csv` / `.tsv` files, indexed at start and re-indexed when they change; a path that does not exist stops the start, anything wrong inside the files does not ([Search service](search.md))');
   const databaseUrl = s.optional('SEARCH_DATABASE_URL', serverUrl('postgres', 'postgresql'), '`postgres://user:password@host:5432/db`: the data files live in PostgreSQL, imported with `npm run search-import`, instead of being indexed into memory at every start; set it or `SEARCH_DATA`, not both');
+  const databasePool = s.read('SEARCH_DATABASE_POOL', 8, integer(1, 1000), 'connections to `SEARCH_DATABASE_URL` per instance (count them against the server\'s `max_connections`); a search\'s cross pass and the searches arriving together share one statement of at most ten values');
+  const databaseQueue = s.read('SEARCH_DATABASE_QUEUE', 32, integer(0, 10_000), 'statements waiting for one of those connections at most, each for 2 s at most; past either the pool is full: that search\'s `local_index` is reported `timed_out` and the source stays up for the others (an overload, not an outage)');
   if (dataPath && s.given('SEARCH_DATABASE_URL')) s.problem('SEARCH_DATA and SEARCH_DATABASE_URL are two backends: set one (import the files into the database with npm run search-import)');
   const adminToken = s.optional('SEARCH_ADMIN_TOKEN', strongAdminToken, 'enables the admin API (`Authorization: Bearer …`); without it the admin API answers `admin_disabled`. A random token of 128 bits at least (`openssl rand -hex 16`): there is no budget of wrong tokens shared by all clients, so a weaker one stops the start');
   const timeoutMs = s.read('SEARCH_TIMEOUT_MS', 8000, integer(100, 120_000), 'the deadline of one search (both passes)');
@@ -438,6 +450,8 @@ function readSearch(s: Settings): Config['search'] {
     adminToken,
     dataPath,
     databaseUrl,
+    databasePool,
+    databaseQueue,
     timeoutMs,
     sourceTimeoutMs,
     defaultRegion: s.read('SEARCH_DEFAULT_REGION', DEFAULT_REGION, region, 'the region phone numbers without a country code are read in, in queries and in data files (`US` because the generated data, the examples and the fake upstream use North American 555-01xx numbers; an operator with national data sets their own)'),

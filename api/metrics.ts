@@ -1,7 +1,7 @@
 // Prometheus metrics for the whole process (every service shares one registry), served at
 // /metrics on each service's port. Counters are updated where things happen; gauges that
 // describe a component's state are read from it when scraped.
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import client from 'prom-client';
 import { lagMonitor } from './http/load-shed.ts';
@@ -167,11 +167,27 @@ export function metricsRefusal(authorization: string, peer: string | undefined, 
   return 403;
 }
 
+/** The /metrics decision for a request: null when it may read them, else the status to answer. */
+const requestRefusal = (ctx: Context) =>
+  metricsRefusal(ctx.get('Authorization'), ctx.socket.remoteAddress, !!(ctx.get('X-Forwarded-For') || ctx.get('Forwarded')));
+
+/**
+ * Whether a request is the operator's: one /metrics would answer (METRICS_TOKEN, or this machine
+ * without a forwarding header, or anyone with METRICS_PUBLIC), or one bearing another of the
+ * operator's tokens (`tokens`, e.g. SEARCH_ADMIN_TOKEN). Operator-only detail (data-file names,
+ * row problems) is shown on this decision and no other.
+ */
+export function isOperator(ctx: Context, tokens: ReadonlyArray<string | null | undefined> = []): boolean {
+  const authorization = ctx.get('Authorization');
+  if (tokens.some((token) => !!token && bearerMatches(authorization, token))) return true;
+  return requestRefusal(ctx) === null;
+}
+
 export function metricsRoute(): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== '/metrics' || ctx.method !== 'GET') return next();
     ctx.state.route = '/metrics';
-    const refusal = metricsRefusal(ctx.get('Authorization'), ctx.socket.remoteAddress, !!(ctx.get('X-Forwarded-For') || ctx.get('Forwarded')));
+    const refusal = requestRefusal(ctx);
     if (refusal) {
       ctx.status = refusal;
       ctx.set('Cache-Control', 'no-store');

@@ -1,11 +1,13 @@
 // Writes docs/configuration.md from the configuration's own reads (api/config.ts describeConfig):
 // each variable's name, default, rule and meaning as the code declares them, so the page cannot
-// drift from what the service does. test/config-docs.test.ts fails when the page is not this.
+// drift from what the service does; and docs/security.md's table of rate-limit groups from the
+// route tables (limit-groups-doc.ts). test/config-docs.test.ts fails when either is stale.
 //   npm run config-docs
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describeConfig } from '../api/config.ts';
 import type { Declared } from '../api/settings.ts';
+import { SECURITY_PAGE, withLimitGroups } from './limit-groups-doc.ts';
 
 export const PAGE = path.join(import.meta.dirname, '../docs/configuration.md');
 
@@ -41,5 +43,6 @@ export function configurationPage(): string {
 
 if (import.meta.main) {
   writeFileSync(PAGE, configurationPage());
-  console.log(`wrote ${path.relative(process.cwd(), PAGE)}`);
+  writeFileSync(SECURITY_PAGE, withLimitGroups(readFileSync(SECURITY_PAGE, 'utf8')));
+  console.log(`wrote ${path.relative(process.cwd(), PAGE)} and the limit groups of ${path.relative(process.cwd(), SECURITY_PAGE)}`);
 }

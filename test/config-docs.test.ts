@@ -6,6 +6,7 @@ import path from 'node:path';
 import test from 'ava';
 import { ConfigError, describeConfig, loadConfig } from '../api/config.ts';
 import { configurationPage, PAGE } from '../scripts/config-docs.ts';
+import { limitGroupsTable, SECURITY_PAGE, withLimitGroups } from '../scripts/limit-groups-doc.ts';
 import { ROOT } from './helpers/service.ts';
 
 const DESCRIBED = describeConfig().flatMap((section) => section.variables);
@@ -24,6 +25,14 @@ function sources(dir: string): string[] {
 
 test('docs/configuration.md is what `npm run config-docs` writes', (t) => {
   t.is(readFileSync(PAGE, 'utf8'), configurationPage(), 'docs/configuration.md is stale: run npm run config-docs');
+});
+
+test('docs/security.md lists every rate-limit group with its routes as `npm run config-docs` writes it from the route tables', (t) => {
+  const page = readFileSync(SECURITY_PAGE, 'utf8');
+  t.is(page, withLimitGroups(page), 'docs/security.md\'s limit groups are stale: run npm run config-docs');
+  const table = limitGroupsTable();
+  for (const line of ['| `site` | 600 |', '| `normal` | 120 |', '| `image` | 240 |', '| `batch` | 300 |']) t.true(table.includes(line), line);
+  t.regex(table, /none \(the contract exempts them\) \| \| skins `GET \/v1\/status`, skins `GET \/v1\/sources` \|/);
 });
 
 test('every variable the configuration reads is described once, the conditional and the computed ones too', (t) => {

@@ -6,7 +6,8 @@
 // It fails on any 5xx that is not a deliberate upstream fault, any answer slower than 10 s, a
 // stack trace or an internal path in a body, a broken envelope, or an injected header. Abuse
 // families: random paths then the metrics' label set, password and key guessing from a rotating
-// IPv6 /64, adversarial search strings against a CPU budget (image churn against a Redis with a
+// IPv6 /64, adversarial search strings against a CPU budget, batch budget draining (seeded batches
+// of unknown names and UUIDs against the real upstream budgets; image churn against a Redis with a
 // memory bound needs its own Redis pair: test/redis-churn.test.ts).
 import { mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -18,6 +19,7 @@ import { ROUTE_TABLES } from '../api/route-tables.ts';
 import { SHELL_ROUTES } from '../api/docs/shared-routes.ts';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
 import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
+import { startSkins } from './helpers/skins.ts';
 
 type ServiceName = 'skins' | 'media' | 'search';
 interface Schema { type?: string; enum?: unknown[]; minimum?: number; maximum?: number; default?: unknown }
@@ -230,6 +232,9 @@ test.before(async () => {
     BODY_TIMEOUT_SECONDS: String(BODY_TIMEOUT_SECONDS),
     ACCESS_LOG: 'false',
     OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
+    // One client sends the whole run: its uncached lookups are not limited here (the batch budget
+    // draining family starts a service of its own with the budgets on).
+    UPSTREAM_CLIENT_LOOKUPS: '1000000',
     MEDIA_DIR: path.join(root, 'media'),
     DATA_DIR: path.join(root, 'data'),
     MEDIA_PASSWORD: 'fuzz password',
@@ -350,6 +355,46 @@ test.serial('guessing from one IPv6 /64 that rotates its addresses ends in 429: 
   for (let i = 0; i < 35; i += 1) keys.push((await call(`${app.urls.search}/v1/search?query=192.0.2.1`, { headers: { ...from(i), 'x-api-key': `sk_guess_${i}` } })).status);
   t.true(keys.slice(-5).every((status) => status === 429), keys.join());
   t.true(keys.slice(0, 5).every((status) => status === 401), keys.join());
+});
+
+// Batch budget draining (issue #39): seeded batches (GET and POST, names and UUIDs, every source,
+// hostile values mixed in) from one IPv6 /64 that rotates its addresses, against a skins service of
+// its own with the production upstream budgets on. The drainer is answered 200, 503 upstream_busy
+// or 429 rate_limited with Retry-After, and ends refused for itself; every other client's uncached
+// lookups still succeed. Nothing is timed: refilling buckets only help the other clients.
+test.serial('batch budget draining: one /64 draining with batches cannot fail other clients\' uncached lookups', async (t) => {
+  const skins = await startSkins({
+    TRUST_PROXY: 'true', ACCESS_LOG: 'false',
+    OFFICIAL_NAMES_BUDGET: '600/600:60', OFFICIAL_PROFILES_BUDGET: '600/600:60', EXTERNAL_NAMES_BUDGET: '1200/600:60', EXTERNAL_PROFILES_BUDGET: '600/600:60',
+  });
+  t.teardown(() => skins.stop());
+  const random = rng(20261129);
+  const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)];
+  const hex = (n: number) => Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join('');
+  const network = '2001:db8:39:1';
+  const failures: string[] = [];
+  const statuses: number[] = [];
+  for (let i = 0; i < 10; i += 1) {
+    const uuids = Array.from({ length: 60 + Math.floor(random() * 40) }, () => (random() < 0.1 ? pick(HOSTILE) : hex(32)));
+    const names = Array.from({ length: Math.floor(random() * (100 - uuids.length)) }, () => (random() < 0.2 ? pick(HOSTILE) : `Dr${hex(10)}`));
+    const source = pick(['auto', 'official', 'external']);
+    const headers = { 'x-forwarded-for': `${network}:${(i + 1).toString(16)}::${i + 3}` };
+    const r = random() < 0.5
+      ? await call(`${skins.base}/v1/batch`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ uuids, names, source }) })
+      // A query string has room for fewer (the URL's limit): 60 short ones.
+      : await call(`${skins.base}/v1/batch?${new URLSearchParams({ uuids: uuids.filter((u) => u.length < 64 && !u.includes(',')).slice(0, 60).join(','), source })}`, { headers });
+    statuses.push(r.status);
+    const code = r.json?.code;
+    if (r.status === 429 && (code !== 'rate_limited' || !(Number(r.headers.get('retry-after')) >= 1))) failures.push(`batch ${i}: 429 ${code} retry-after ${r.headers.get('retry-after')}`);
+    else if (r.status === 503 && code !== 'upstream_busy') failures.push(`batch ${i}: 503 ${code}`);
+    else if (![200, 400, 429, 503].includes(r.status)) failures.push(`batch ${i}: ${r.status} ${r.text.slice(0, 200)}`);
+  }
+  t.deepEqual(failures, []);
+  t.is(statuses.at(-1), 429, `the drainer ends refused for itself: ${statuses.join()}`);
+  for (const [i, name] of ['Robot', 'Knight', 'Wizard', 'Dinnerbone'].entries()) {
+    const other = await skins.get(`/v1/player/${name}`, { headers: { 'x-forwarded-for': `203.0.113.${i + 10}` } });
+    t.is(other.status, 200, `${name}: ${other.text.slice(0, 200)}`);
+  }
 });
 
 /** CPU the service process has used (user + system), in clock ticks. */

@@ -1,6 +1,6 @@
 // Every route is metered (issue #39): each route of the three route tables, and the shell's own
-// answers (/ready, /metrics, a path no route serves), answers 429 once its client has spent its
-// group's quota, whatever the route costs; only what the contract exempts (/v1/status,
+// answers (/ready, /metrics, a path no route serves, CORS preflights on any path), answers 429
+// once its client has spent its group's quota, whatever the route costs; only what the contract exempts (/v1/status,
 // /v1/sources) is counted in no group. A client is an X-Forwarded-For address (TRUST_PROXY=1),
 // one per service and group, so each group's quota is spent once and then every route in it is
 // asked. Real services, all three in one process.
@@ -25,7 +25,12 @@ test('every route answers 429 past its group\'s quota; /v1/status and /v1/source
   });
   let clients = 0;
   const send = (service: keyof typeof app.urls, method: string, path: string, client: string) =>
-    fetch(`${app.urls[service]}${path}`, { method: method.toUpperCase(), headers: { 'x-forwarded-for': client }, redirect: 'manual' });
+    fetch(`${app.urls[service]}${path}`, {
+      method: method.toUpperCase(), redirect: 'manual',
+      headers: { 'x-forwarded-for': client, ...method === 'options' ? { origin: 'https://example.org', 'access-control-request-method': 'GET' } : {} },
+    });
+  // A limited preflight is the service's 429 envelope, with the CORS headers a preflight carries.
+  const refusedPreflights: string[] = [];
 
   const unmetered: string[] = [];
   const notLimited: string[] = [];
@@ -41,6 +46,9 @@ test('every route answers 429 past its group\'s quota; /v1/status and /v1/source
       groups.set(limit.name, [...groups.get(limit.name) ?? [], { method: route.method, path: concrete(route.path) }]);
     }
     groups.get('site')?.push({ method: 'get', path: '/ready' }, { method: 'get', path: '/metrics' }, { method: 'get', path: '/no-such-route' }, { method: 'put', path: '/no-such-route' });
+    // Preflights count in `site` whatever the path: a route of each group, the shell's, no route's.
+    const preflightPaths = new Set([...[...groups.values()].map((routes) => routes[0].path), '/v1/status', '/metrics', '/no-such-route']);
+    groups.get('site')?.push(...[...preflightPaths].map((path) => ({ method: 'options', path })));
     for (const [group, routes] of groups) {
       const client = `198.18.${Math.floor(++clients / 250)}.${clients % 250 + 1}`;
       // Spend the quota on the group's first route (the limiter counts before anything else runs).
@@ -52,12 +60,17 @@ test('every route answers 429 past its group\'s quota; /v1/status and /v1/source
       }
       for (const { method, path } of routes) {
         const r = await send(table.service, method, path, client);
-        await r.arrayBuffer();
+        const body = await r.text();
         if (r.status !== 429 || !r.headers.get('retry-after')) notLimited.push(`${table.service} ${group} ${method.toUpperCase()} ${path}: ${r.status}`);
+        else if (method === 'options' && !(/"rate_limited"/.test(body) && r.headers.get('content-type')?.startsWith('application/json')
+          && r.headers.get('access-control-allow-origin') === '*' && r.headers.get('access-control-allow-methods')?.includes('GET'))) {
+          refusedPreflights.push(`${table.service} OPTIONS ${path}: ${r.headers.get('content-type')} ${body.slice(0, 200)}`);
+        }
       }
     }
   }
   t.deepEqual(notLimited, [], 'answered past their group\'s quota');
+  t.deepEqual(refusedPreflights, [], 'a limited preflight is the service\'s 429 error envelope with its CORS headers');
   t.deepEqual(unmetered.sort(), ['skins /v1/sources', 'skins /v1/status'], 'only what the contract exempts is unmetered');
   // And those two stay free for a client that has spent its site quota.
   const spender = '198.18.99.1';

@@ -5,7 +5,7 @@ import { metricsRoute } from '../metrics.ts';
 import { readinessRoute, type Readiness } from '../readiness.ts';
 import type { Config } from '../config.ts';
 import { VERSION } from '../version.ts';
-import { cors } from './cors.ts';
+import { answerPreflight, cors } from './cors.ts';
 import { lagMonitor } from './load-shed.ts';
 import { jsonSerializer } from './envelope.ts';
 import { errorHandler, type ErrorFormatter } from './errors.ts';
@@ -29,13 +29,14 @@ export interface HttpAppOptions {
 }
 
 /**
- * The shell's own answers count in SITE_GROUP as the routes of no other group do: /ready and
- * /metrics before they are answered, a request no route took (404, 405) once that is known.
+ * The shell's own answers count in SITE_GROUP as the routes of no other group do: /ready,
+ * /metrics and CORS preflights (OPTIONS, any path) before they are answered, a request no route
+ * took (404, 405) once that is known. Inside the error handler: a refusal is the service's 429.
  */
 function shellLimit(limiter: RateLimiter, config: HttpAppOptions['config']): Koa.Middleware {
   const counted = limiter.middleware(quotaGroup(SITE_GROUP, config as Config));
   return async (ctx, next) => {
-    if (ctx.path === '/ready' || ctx.path === '/metrics') return counted(ctx, next);
+    if (ctx.method === 'OPTIONS' || ctx.path === '/ready' || ctx.path === '/metrics') return counted(ctx, next);
     try {
       await next();
     } finally {
@@ -61,6 +62,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   app.use(pageHeaders());
   app.use(errorHandler(options.formatError, () => options.log));
   if (options.limiter) app.use(shellLimit(options.limiter, options.config));
+  app.use(answerPreflight());
   app.use(metricsRoute());
   if (options.readiness) app.use(readinessRoute(options.service, options.readiness));
   app.use(lagMonitor.middleware(options.config.maxLagMs));

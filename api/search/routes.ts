@@ -4,6 +4,7 @@
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
+import { isOperator } from '../metrics.ts';
 import { serviceLinks } from '../http/page.ts';
 import { choice, inQuery, text, type Params } from '../http/params.ts';
 import type { Route, RouteTable } from '../http/route-table.ts';
@@ -56,7 +57,14 @@ const description = 'A main pass over every source that answers the type, then a
 
 export const SEARCH_ROUTES: Route<SearchService>[] = [
   { method: 'get', path: '/', handle: front, doc: ROOT_DOC },
-  { method: 'get', path: '/health', handle: (ctx, service) => { ctx.body = service.health(); }, doc: HEALTH_DOC },
+  {
+    method: 'get', path: '/health', doc: HEALTH_DOC,
+    // The detail (data-file names, row problems, reasons) only to the operator, as /metrics decides.
+    handle: (ctx, service) => {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = service.health(isOperator(ctx, [service.config.search.adminToken]));
+    },
+  },
   {
     method: 'get', path: '/v1/types', params: [pretty], handle: (ctx) => { ctx.body = { status: 'success', types: TYPE_INFO }; },
     doc: { summary: 'Query types with a description and an example', description: 'No key needed.', ok: json('the types', ref('SearchTypes')) },

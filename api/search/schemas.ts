@@ -44,11 +44,14 @@ export const SEARCH_SCHEMAS: Record<string, Schema> = {
     took_ms: num,
   }),
   SearchTypes: object({ ...success, types: array(object({ type: oneOfValues(['auto', ...SEARCH_TYPES]), description: str(), example: str() })) }),
+  // The operator (METRICS_TOKEN or SEARCH_ADMIN_TOKEN, or this machine) gets the detail; anyone
+  // else the summary: status, version, uptime and counts.
   SearchHealth: object({
     status: { const: 'ok' }, version: str(), uptime_s: int(), key_store: oneOfValues(['redis', 'file']), admin_api: oneOfValues(['on', 'off']),
-    timeout_ms: int(), index: nullable({ type: 'object', description: 'statistics of the SEARCH_DATA index' }),
+    timeout_ms: int(), index: nullable({ type: 'object', description: 'statistics of the SEARCH_DATA index (the operator sees each data file and its row problems; anyone else the counts)' }),
     sources: array(object({ id: str(), description: str(), answers: array(str()), produces: array(str()), available: bool(), reason: nullable(str()) })),
-  }),
+    sources_available: int(), sources_total: int(),
+  }, ['key_store', 'admin_api', 'timeout_ms', 'sources', 'sources_available', 'sources_total']),
   ApiKey: object(keyFields),
   ApiKeyCreated: { allOf: [ref('ApiKey'), object({ ...success, key: str('shown only in this answer') })] },
   ApiKeyList: object({ ...success, keys: array(ref('ApiKey')) }),

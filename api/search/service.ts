@@ -23,6 +23,7 @@ import { PostgresSource } from './sources/postgres.ts';
 import type { SearchSource } from './sources/source.ts';
 import type { TypedValue } from './types.ts';
 import { VERSION } from '../version.ts';
+import { asLookupClient } from '../skins/upstream/budget.ts';
 
 
 export async function createSearchService(deps: SharedDeps): Promise<SearchService> {
@@ -30,7 +31,7 @@ export async function createSearchService(deps: SharedDeps): Promise<SearchServi
   const audit = await loadAuditSecret(search.auditSecret, deps.config.dataDir, deps.redis);
   // One backend for the operator's data: PostgreSQL when configured, else the in-memory index.
   const local = search.databaseUrl
-    ? new PostgresSource(search.databaseUrl, { region: search.defaultRegion, log: deps.log, statementTimeoutMs: search.sourceTimeoutMs })
+    ? new PostgresSource(search.databaseUrl, { region: search.defaultRegion, log: deps.log, statementTimeoutMs: search.sourceTimeoutMs, poolSize: search.databasePool, poolQueue: search.databaseQueue })
     : new LocalIndexSource(search.dataPath, search.defaultRegion, deps.log);
   if (local instanceof PostgresSource) deps.readiness.add(local.readinessCheck());
   await local.open();
@@ -74,7 +75,8 @@ export class SearchService implements Service {
     const { timeoutMs, sourceTimeoutMs } = this.config.search;
     let result: SearchResult;
     try {
-      result = await runSearch(this.sources, query, { timeoutMs, sourceTimeoutMs, crossFanout: CROSS_FANOUT, log: this.log });
+      // The players source's uncached lookups are charged to the key (skins/upstream/budget.ts).
+      result = await asLookupClient(`key:${keyId}`, () => runSearch(this.sources, query, { timeoutMs, sourceTimeoutMs, crossFanout: CROSS_FANOUT, log: this.log }));
       if (assumedRegion) result = { ...result, assumed_region: assumedRegion };
     } catch (error) {
       this.log.error('search failed', { key_id: keyId, type: query.type, err: error });
@@ -91,11 +93,28 @@ export class SearchService implements Service {
     return result;
   }
 
-  health() {
-    return {
-      status: 'ok',
+  /**
+   * The service's state. `detail` (the operator: isOperator in metrics.ts) adds the settings, the
+   * data files with their row problems and each source's reason; anyone else gets the summary:
+   * status, version and counts.
+   */
+  health(detail: boolean) {
+    const summary = {
+      status: 'ok' as const,
       version: VERSION,
       uptime_s: Math.round((Date.now() - this.startedAt) / 1000),
+    };
+    if (!detail) {
+      const stats = this.local.stats;
+      return {
+        ...summary,
+        index: stats && { files: stats.files, records: stats.records, values: stats.values, malformed: stats.malformed },
+        sources_available: this.sources.filter((s) => s.unavailable() === null).length,
+        sources_total: this.sources.length,
+      };
+    }
+    return {
+      ...summary,
       key_store: this.keys.backend,
       admin_api: this.config.search.adminToken ? 'on' : 'off',
       timeout_ms: this.config.search.timeoutMs,

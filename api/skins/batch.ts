@@ -1,5 +1,6 @@
 // Batch lookup: names go through the upstreams' bulk endpoints (one call per 10 or 5 names),
-// UUIDs through profiles; what cannot be resolved is listed in `missing`.
+// UUIDs through profiles; what cannot be resolved is listed in `missing`. Each name or UUID that
+// must be asked upstream is charged to the client as one lookup (upstream/budget.ts).
 import { ApiError } from '../../shared/errors.ts';
 import { dashUuid, normalizeUuid } from '../../shared/uuid.ts';
 import type { PlayerLookup } from './lookup.ts';
@@ -55,10 +56,13 @@ function summarizeFailures(failures: { source: SourceId; error: unknown }[]): { 
 }
 
 /**
- * Nothing found and nothing knowable: our own outgoing budget (or an upstream's 429) is a 503 to
+ * Nothing found and nothing knowable: the client's spent lookup budget is its 429; our own outgoing budget (or an upstream's 429) is a 503 to
  * retry after a while, a timeout a 504, anything else a 502.
  */
 function batchFailure(errors: unknown[]): ApiError {
+  // The client's own budget of uncached lookups (upstream/budget.ts): a 429 for it alone.
+  const limited = errors.find((e): e is ApiError => e instanceof ApiError && e.code === 'rate_limited');
+  if (limited) return limited;
   const busy = errors.filter((e): e is ApiError => e instanceof ApiError && e.code === 'upstream_busy');
   if (busy.length > 0) {
     const retryAfter = Math.min(...busy.map((e) => e.retryAfter ?? 1));

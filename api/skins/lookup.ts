@@ -78,6 +78,11 @@ export interface LookupOptions {
   errorTtlMs: number;
   /** How long a lookup with a stale entry waits for the upstream; then the entry answers and the call goes on. */
   staleWaitMs: number;
+  /**
+   * Asked (and may throw 429) before a lookup starts an upstream call of its own: charges the
+   * request's client one uncached lookup (upstream/budget.ts). A cached or joined lookup costs nothing.
+   */
+  admit?: (family: string) => Promise<void>;
 }
 
 export class PlayerLookup {
@@ -86,9 +91,11 @@ export class PlayerLookup {
   private readonly names: ReadThrough<Cached<NameHit>>;
   private readonly profiles: ReadThrough<Cached<RawProfile>>;
   private readonly log: Logger;
+  private readonly charge: ((family: string) => Promise<void>) | undefined;
 
   constructor(sources: Sources, cache: Cache, log: Logger, options: LookupOptions) {
     this.sources = sources;
+    this.charge = options.admit;
     this.batchers = {
       official: new NameBatcher(sources.official, options.nameBatchMs, OFFICIAL_BULK_LIMIT),
       external: new NameBatcher(sources.external, options.nameBatchMs, EXTERNAL_BULK_LIMIT),
@@ -101,12 +108,18 @@ export class PlayerLookup {
     this.log = log;
   }
 
+  /** ReadThrough's admit for a lookup in one upstream endpoint family (charged to the client). */
+  private admit(source: SourceId, lookups: 'names' | 'profiles'): { admit?: () => Promise<void> } {
+    const charge = this.charge;
+    return charge ? { admit: () => charge(`${source}.${lookups}`) } : {};
+  }
+
   /** Name to UUID record; throws not_found when no asked source knows the name. */
   async resolveName(name: string, param: SourceParam): Promise<Resolved<NameHit>> {
     const sources = this.sources.forName(name, param);
     if (sources.length === 0) throw new ApiError('invalid_name', { detail: name.slice(0, 64) });
     return this.firstFound(sources, (source) =>
-      this.names.get(`${source.id}:${name.toLowerCase()}`, () => this.batchers[source.id].lookup(name)));
+      this.names.get(`${source.id}:${name.toLowerCase()}`, () => this.batchers[source.id].lookup(name), this.admit(source.id, 'names')));
   }
 
   /**
@@ -114,14 +127,14 @@ export class PlayerLookup {
    * as a single lookup, with the names of one batch merged into bulk calls.
    */
   async nameIn(source: SourceId, name: string): Promise<Cached<NameHit>> {
-    const answer = await this.names.get(`${source}:${name.toLowerCase()}`, () => this.batchers[source].lookup(name, true));
+    const answer = await this.names.get(`${source}:${name.toLowerCase()}`, () => this.batchers[source].lookup(name, true), this.admit(source, 'names'));
     return answer.value;
   }
 
   /** Session profile by UUID, from the first source that knows it. */
   async profile(uuid: string, param: SourceParam): Promise<Resolved<RawProfile>> {
     return this.firstFound(this.sources.forUuid(uuid, param), (source) =>
-      this.profiles.get(`${source.id}:${uuid}`, () => source.profile(uuid)));
+      this.profiles.get(`${source.id}:${uuid}`, () => source.profile(uuid), this.admit(source.id, 'profiles')));
   }
 
   /** The profile of a name or UUID as typed by a client, with the source that answered. */

@@ -12,6 +12,8 @@ import { envelopeError, ref } from '../docs/schemas.ts';
 import { DOCS_ROUTES, type DocsSource } from '../docs/routes.ts';
 import type { SkinsService } from './service.ts';
 import { BATCH_LIMIT, parseBatch, runBatch } from './batch.ts';
+import { asLookupClient } from './upstream/budget.ts';
+import { clientKey } from '../http/rate-limit.ts';
 import { IMAGE_CACHE_CONTROL, imageEtag, notModified, sendPng } from './image-response.ts';
 import { IMAGE_ROUTES } from './image-routes.ts';
 import { TURNTABLE_ROUTES } from './turntable-routes.ts';
@@ -31,6 +33,10 @@ const uuidPath = inPath('uuid', '32 hex digits, dashes optional', { type: 'strin
 const sourceOf = (params: Params) => params.source as SourceParam;
 
 // ---- handlers ---------------------------------------------------------------------------------
+
+/** A handler whose uncached upstream lookups are charged to the requesting client (upstream/budget.ts). */
+const charged = (handle: (ctx: Context, service: SkinsService, params: Params) => Promise<void>) =>
+  (ctx: Context, service: SkinsService, params: Params): Promise<void> => asLookupClient(clientKey(ctx.ip), () => handle(ctx, service, params));
 
 async function player(ctx: Context, service: SkinsService, params: Params): Promise<void> {
   const found = await service.lookup.find(params.name as string, sourceOf(params));
@@ -114,7 +120,7 @@ const batchErrors = ['missing_param', 'too_many_names', 'bad_request', 'bad_sour
 const batchNote = `At most ${BATCH_LIMIT} names and UUIDs together; unresolved ones are listed in missing.`;
 
 const playerRoute: Route<SkinsService> = {
-  method: 'get', path: '/v1/player/{name}', limit: normal, params: lookupParams, handle: player,
+  method: 'get', path: '/v1/player/{name}', limit: normal, params: lookupParams, handle: charged(player),
   doc: { summary: 'Full player record', description: 'Every texture detail and the addresses of every image. X-Cache says HIT, MISS or STALE.', ok: data('player record', 'PlayerRecord'), errors: LOOKUP_ERRORS },
 };
 const announcementsRoute: Route<SkinsService> = {
@@ -132,19 +138,19 @@ export const LOOKUP_ROUTES: Route<SkinsService>[] = [
   playerRoute,
   alias(playerRoute, '/v1/u/{name}', 'Full player record (same as /v1/player, for UUIDs)'),
   {
-    method: 'get', path: '/v1/uuid/{name}', limit: normal, params: lookupParams, handle: uuid,
+    method: 'get', path: '/v1/uuid/{name}', limit: normal, params: lookupParams, handle: charged(uuid),
     doc: { summary: 'Name to UUID', description: 'Cached 1 hour; `cached` says whether this answer came from the cache.', ok: data('UUID record', 'UuidRecord'), errors: LOOKUP_ERRORS },
   },
   {
-    method: 'get', path: '/v1/profile/{uuid}', limit: normal, params: [uuidPath, source, pretty], handle: profile,
+    method: 'get', path: '/v1/profile/{uuid}', limit: normal, params: [uuidPath, source, pretty], handle: charged(profile),
     doc: { summary: 'Profile record', ok: data('profile record', 'ProfileRecord'), errors: ['missing_param', ...LOOKUP_ERRORS] },
   },
   {
-    method: 'get', path: '/v1/batch', limit: batch, params: batchParams(true), handle: batchFromQuery,
+    method: 'get', path: '/v1/batch', limit: batch, params: batchParams(true), handle: charged(batchFromQuery),
     doc: { summary: 'Batch lookup (comma-separated)', description: batchNote, ok: data('batch result', 'BatchResult'), errors: batchErrors },
   },
   {
-    method: 'post', path: '/v1/batch', limit: batch, params: batchParams(false), handle: batchFromBody,
+    method: 'post', path: '/v1/batch', limit: batch, params: batchParams(false), handle: charged(batchFromBody),
     doc: {
       summary: 'Batch lookup (JSON body)', description: `${batchNote} type and source may also be given in the query; the body's win.`,
       body: (docs) => ({ required: true, content: { 'application/json': { schema: ref('BatchRequest'), example: { names: [docs.demoPlayer, 'Nobody'], type: 'profile' } } } }),
@@ -168,7 +174,7 @@ export const LOOKUP_ROUTES: Route<SkinsService>[] = [
   metaRoute,
   alias(metaRoute, '/v1/external/yggdrasil', 'Authentication metadata (same as /v1/external/meta)'),
   ...(['skin', 'cape'] as const).map((kind): Route<SkinsService> => ({
-    method: 'get', path: `/v1/${kind}/{name}`, limit: image, cacheControl: IMAGE_CACHE_CONTROL, handle: texture(kind),
+    method: 'get', path: `/v1/${kind}/{name}`, limit: image, cacheControl: IMAGE_CACHE_CONTROL, handle: charged(texture(kind)),
     params: [namePath, flag('download', 0, '1 adds download headers'), flag('upload', 1, `0 ignores a skin-site upload and uses the official ${kind}`), source],
     doc: {
       summary: `Raw ${kind} PNG`, description: `The unprocessed texture as the upstream serves it; 404 no_texture when the player has no ${kind}.`,

@@ -5,6 +5,7 @@ import type { RedisClientType } from '@redis/client';
 import type { Logger } from '../../shared/log.ts';
 import type { Cache } from '../cache.ts';
 import type { Config } from '../config.ts';
+import { MemoryCounterStore, RateLimiter, RedisCounterStore } from '../http/rate-limit.ts';
 import { PlayerLookup, Sources } from './lookup.ts';
 import { BedrockSource } from './upstream/bedrock.ts';
 import { UpstreamBudgets } from './upstream/budget.ts';
@@ -18,7 +19,10 @@ export interface Upstreams { lookup: PlayerLookup; budgets: UpstreamBudgets; cli
 
 export function createUpstreams(config: Config, cache: Cache, redis: RedisClientType | null, log: Logger): Upstreams {
   const clientOptions = { timeoutMs: config.upstream.timeoutMs, retries: config.upstream.retries, userAgent: USER_AGENT };
-  const budgets = new UpstreamBudgets(config.upstream.budgets, redis, log);
+  // Each client's share of the budgets is counted like a rate limit (in Redis when it is shared).
+  const { perMinute, reservePercent, lightSpend } = config.upstream.clientShare;
+  const limiter = new RateLimiter(redis ? new RedisCounterStore(redis) : new MemoryCounterStore(), log);
+  const budgets = new UpstreamBudgets(config.upstream.budgets, redis, log, { perMinute, reserve: reservePercent / 100, lightSpend, limiter });
   // The back-off after a 429 is shared like the budgets: one instance's 429 stops them all.
   const shared = redis ? { redis, log } : undefined;
   // Repeated faults open a source's circuit (the texture client, whose hosts fail apart, has none).
@@ -31,6 +35,6 @@ export function createUpstreams(config: Config, cache: Cache, redis: RedisClient
   const enabled = { official: config.official.enabled, external: config.external.enabled, bedrock: config.bedrock.enabled };
   const sources = new Sources(official, external, bedrock, enabled);
   const { nameBatchMs, errorTtlMs, staleWaitMs } = config.upstream;
-  const lookup = new PlayerLookup(sources, cache, log, { nameBatchMs, errorTtlMs, staleWaitMs });
+  const lookup = new PlayerLookup(sources, cache, log, { nameBatchMs, errorTtlMs, staleWaitMs, admit: (family) => budgets.charge(family) });
   return { lookup, budgets, clientOptions };
 }

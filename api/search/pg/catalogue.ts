@@ -2,6 +2,9 @@
 // from the catalogue (one row per file, written by the import), so reading them costs the same at
 // a thousand rows as at a billion.
 import type pg from 'pg';
+
+/** Runs a statement (the source's pool, through its bound on waiting statements). */
+export type RunQuery = (text: string) => Promise<pg.QueryResult>;
 import { firstProblems } from '../index/file-tally.ts';
 import type { FileStats, IndexStats } from '../index/local-index.ts';
 import { UNDEFINED_TABLE } from './schema.ts';
@@ -28,12 +31,12 @@ export interface Catalogue {
 }
 
 /** The catalogue; empty before the first import created the schema. */
-export async function readCatalogue(db: pg.Pool, region: string): Promise<Catalogue> {
+export async function readCatalogue(query: RunQuery, region: string): Promise<Catalogue> {
   let rows: FileRow[] = [];
   try {
     // Byte order, as the in-memory index lists files (a sorted walk of the folder).
-    ({ rows } = await db.query<FileRow>(`SELECT name, rows_indexed, rows_skipped, values_rejected, "values", problems, last_error,
-      indexed_at, import_ms, row_bytes, index_bytes, region FROM search_files ORDER BY name COLLATE "C"`));
+    ({ rows } = await query(`SELECT name, rows_indexed, rows_skipped, values_rejected, "values", problems, last_error,
+      indexed_at, import_ms, row_bytes, index_bytes, region FROM search_files ORDER BY name COLLATE "C"`) as pg.QueryResult<FileRow>);
   } catch (error) {
     if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
   }

@@ -16,14 +16,27 @@ import { SourceSkipped, type SearchSource, type SourceAnswer, type SourceRecord,
 
 /** Connections per instance: a search's cross pass asks up to ten lookups at once. */
 const POOL_SIZE = 8;
+/** Statements waiting for a connection at most (beyond them a search is refused at once), and how long one waits. */
+const POOL_QUEUE = 32;
+const POOL_WAIT_MS = 2000;
+const BUSY_LOG_MS = 10_000;
 /** How often an unreachable database is tried again. */
 const RETRY_MS = 1000;
 /** The catalogue is read this often besides on notifications (a notification can be missed while reconnecting). */
 const POLL_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 5000;
 
-/** Lookups asked together at most: a search's cross pass asks up to ten at once. */
-const BATCH_MAX = 32;
+/** Lookups asked together at most (one statement): a search's cross pass asks up to ten at once. */
+const BATCH_MAX = 10;
+/** A value's rows are counted up to this many; more are reported as one more (`total` 1001: "1000+"). */
+export const TOTAL_CAP = 1000;
+/** Values last seen with more rows than TOTAL_CAP, remembered at most (each is then looked up alone). */
+const FREQUENT_KEYS = 4096;
+
+/** The pool is full and its queue too, or a statement waited past its turn: overload, not an outage. */
+export class PoolBusy extends Error {
+  override readonly name = 'PoolBusy';
+}
 
 // Each key's count and first rows in import order (file, then line), for every lookup asked in
 // the same turn of the event loop (a search's cross pass, searches arriving together) in one
@@ -33,7 +46,7 @@ const BATCH_MAX = 32;
 const LOOKUP = `
 SELECT q.n, h.total, x.name, x.line, x.body, x.entities
 FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS q(key, lim, n)
-CROSS JOIN LATERAL (SELECT count(*) AS total FROM search_values WHERE key = q.key) h
+CROSS JOIN LATERAL (SELECT count(*) AS total FROM (SELECT 1 FROM search_values WHERE key = q.key LIMIT ${TOTAL_CAP + 1}) c) h
 LEFT JOIN LATERAL (
   SELECT v.file_no, v.line, r.body, r.entities, f.name
   FROM (SELECT file_no, line FROM search_values WHERE key = q.key ORDER BY file_no, line LIMIT q.lim) v
@@ -49,6 +62,11 @@ export interface PostgresSourceOptions {
   log: Logger;
   /** A lookup's limit in the database (the pipeline stops waiting at its own). */
   statementTimeoutMs: number;
+  /** Connections (POOL_SIZE), statements waiting for one at most (POOL_QUEUE) and how long (POOL_WAIT_MS), values in one statement (BATCH_MAX). */
+  poolSize?: number;
+  poolQueue?: number;
+  poolWaitMs?: number;
+  batchMax?: number;
 }
 
 export class PostgresSource implements SearchSource {
@@ -74,13 +92,28 @@ export class PostgresSource implements SearchSource {
   private otherRegion = '';
   /** Lookups asked in this turn of the event loop, sent together when it ends. */
   private pending: Array<{ key: string; limit: number; done: (rows: Promise<LookupRow[]>) => void }> = [];
+  private readonly poolSize: number;
+  private readonly poolQueue: number;
+  private readonly poolWaitMs: number;
+  private readonly batchMax: number;
+  /** Statements on a connection now, and those waiting for one (the pool itself never queues them). */
+  private active = 0;
+  private waiting: Array<{ run: () => void; refuse: (error: Error) => void; timer: NodeJS.Timeout }> = [];
+  /** Keys whose rows reached the cap, oldest first: each goes in a statement of its own. */
+  private frequent = new Set<string>();
+  /** When a full pool was last logged (once every BUSY_LOG_MS at most, not once a refused lookup). */
+  private busyLoggedAt = 0;
 
   constructor(url: string, options: PostgresSourceOptions) {
     this.url = url;
     this.region = options.region;
     this.log = options.log;
+    this.poolSize = options.poolSize ?? POOL_SIZE;
+    this.poolQueue = options.poolQueue ?? POOL_QUEUE;
+    this.poolWaitMs = options.poolWaitMs ?? POOL_WAIT_MS;
+    this.batchMax = options.batchMax ?? BATCH_MAX;
     this.pool = new pg.Pool({
-      connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true,
+      connectionString: url, max: this.poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true,
       statement_timeout: options.statementTimeoutMs, application_name: 'skinfarm-search',
       // The lookup is prepared once a connection; left to choose, PostgreSQL planned it again at
       // every execution (0.5-1.2 ms over the partitions, more than running it: 0.1-0.5 ms). Its
@@ -118,11 +151,21 @@ export class PostgresSource implements SearchSource {
 
   async search(query: TypedValue, request: SourceRequest): Promise<SourceAnswer> {
     let rows: LookupRow[];
+    const key = valueKey(query);
     try {
-      rows = await this.lookup(valueKey(query), request.limit);
+      rows = await this.lookup(key, request.limit);
     } catch (error) {
       // Nothing imported yet: no tables, no rows.
       if ((error as { code?: string }).code === UNDEFINED_TABLE) return { records: [], total: 0 };
+      // A full pool is overload, not an outage: this search's lookup is reported timed_out (the
+      // pipeline stops waiting at its limit), the source stays up for the others.
+      if (error instanceof PoolBusy) {
+        if (Date.now() - this.busyLoggedAt > BUSY_LOG_MS) {
+          this.busyLoggedAt = Date.now();
+          this.log.warn('search database pool full; lookups past it are answered timed_out', { err: error.message });
+        }
+        return untilAborted(request.signal, error);
+      }
       if (!isDatabaseDown(error)) throw error;
       this.lost(error as Error);
       throw new SourceSkipped(this.down!);
@@ -137,7 +180,16 @@ export class PostgresSource implements SearchSource {
       const ref = `${row.name}:${row.line}`;
       records.push({ source: this.id, kind: 'record', ref, fields: JSON.parse(row.body) as Record<string, unknown>, entities });
     }
-    return { records, total: Number(rows[0]?.total ?? 0) };
+    const total = Number(rows[0]?.total ?? 0);
+    if (total > TOTAL_CAP) this.remember(key);
+    return { records, total };
+  }
+
+  /** A key seen with more rows than the cap; the oldest is forgotten past FREQUENT_KEYS. */
+  private remember(key: string): void {
+    this.frequent.delete(key);
+    this.frequent.add(key);
+    if (this.frequent.size > FREQUENT_KEYS) this.frequent.delete(this.frequent.values().next().value!);
   }
 
   /** A key's rows, asked together with the other lookups of this turn. */
@@ -148,14 +200,27 @@ export class PostgresSource implements SearchSource {
     });
   }
 
+  /**
+   * Sends this turn's lookups: at most `batchMax` values a statement, and a value known to have
+   * more rows than the cap in a statement of its own, so it slows no other search's lookups.
+   */
   private flush(): void {
     const asked = this.pending;
     this.pending = [];
-    for (let i = 0; i < asked.length; i += BATCH_MAX) {
-      const batch = asked.slice(i, i + BATCH_MAX);
-      const answer = this.pool.query<LookupRow>({
+    const batches: Array<typeof asked> = [];
+    let shared: typeof asked = [];
+    for (const a of asked) {
+      if (this.frequent.has(a.key)) batches.push([a]);
+      else if (shared.push(a) === this.batchMax) {
+        batches.push(shared);
+        shared = [];
+      }
+    }
+    if (shared.length) batches.push(shared);
+    for (const batch of batches) {
+      const answer = this.gated(() => this.pool.query<LookupRow>({
         name: 'search-lookup', text: LOOKUP, values: [batch.map((a) => a.key), batch.map((a) => a.limit)],
-      }).then(({ rows }) => {
+      })).then(({ rows }) => {
         const each = batch.map((): LookupRow[] => []);
         for (const row of rows) each[Number(row.n) - 1].push(row);
         return each;
@@ -164,8 +229,44 @@ export class PostgresSource implements SearchSource {
     }
   }
 
+  /**
+   * Runs a statement when a connection is free: at most `poolSize` at once, `poolQueue` waiting
+   * (each at most `poolWaitMs`); past either it is refused with PoolBusy. pg-pool's own queue is
+   * never used, so its timeout means what it says: the database could not be reached.
+   */
+  private gated<T>(work: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const run = () => {
+        this.active += 1;
+        work().then(resolve, reject).finally(() => {
+          this.active -= 1;
+          const next = this.waiting.shift();
+          if (next) {
+            clearTimeout(next.timer);
+            next.run();
+          }
+        });
+      };
+      if (this.active < this.poolSize) return run();
+      if (this.waiting.length >= this.poolQueue) return reject(new PoolBusy(`all ${this.poolSize} connections busy and ${this.poolQueue} statements waiting`));
+      const entry = {
+        run,
+        refuse: reject,
+        timer: setTimeout(() => {
+          this.waiting = this.waiting.filter((w) => w !== entry);
+          reject(new PoolBusy(`no connection free in ${this.poolWaitMs} ms`));
+        }, this.poolWaitMs),
+      };
+      this.waiting.push(entry);
+    });
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    for (const w of this.waiting.splice(0)) {
+      clearTimeout(w.timer);
+      w.refuse(new PoolBusy('the source is closing'));
+    }
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.pollTimer) clearInterval(this.pollTimer);
     await this.reading;
@@ -193,7 +294,7 @@ export class PostgresSource implements SearchSource {
     const at = new Date().toISOString();
     try {
       await this.listen();
-      const { stats, otherRegion } = await readCatalogue(this.pool, this.region);
+      const { stats, otherRegion } = await readCatalogue((text) => this.gated(() => this.pool.query(text)), this.region);
       if (otherRegion.join('\n') !== this.otherRegion && otherRegion.length) {
         this.log.warn('search data imported with another SEARCH_DEFAULT_REGION; import these files again', { files: otherRegion, region: this.region });
       }
@@ -204,7 +305,9 @@ export class PostgresSource implements SearchSource {
       this.down = null;
     } catch (error) {
       this.lastRead = { at, ok: false, error: (error as Error).message };
-      if (isDatabaseDown(error)) this.lost(error as Error);
+      // A full pool (PoolBusy) is overload: the next read (a poll, a notification) tries again.
+      if (error instanceof PoolBusy) this.log.warn('search catalogue read put off: the database pool is full', { err: error.message });
+      else if (isDatabaseDown(error)) this.lost(error as Error);
       else this.log.warn('search catalogue read failed', { err: error });
     }
   }
@@ -244,4 +347,12 @@ export class PostgresSource implements SearchSource {
     }, RETRY_MS);
     this.retryTimer.unref();
   }
+}
+
+/** Settles (as a failure the pipeline no longer waits for) when the signal aborts: the pipeline reports the source timed_out. */
+function untilAborted(signal: AbortSignal, error: Error): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) return reject(error);
+    signal.addEventListener('abort', () => reject(error), { once: true });
+  });
 }
