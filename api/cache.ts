@@ -196,7 +196,18 @@ export class Cache {
     const redis = this.options.redis;
     if (!redis) return Promise.resolve();
     const member = `${namespace}::${key}`;
-    return expiresAt === null ? redis.zRem(LEDGER_KEY, member) : redis.zAdd(LEDGER_KEY, { score: expiresAt, value: member });
+    if (expiresAt === null) return redis.zRem(LEDGER_KEY, member);
+    // Pruned as it is written, not only when /v1/status asks: else members of expired keys pile up.
+    this.pruneLedger(redis);
+    return redis.zAdd(LEDGER_KEY, { score: expiresAt, value: member });
+  }
+
+  /** Drops the ledger's members whose keys have expired, at most once a minute. */
+  private pruneLedger(redis: RedisClientType): void {
+    const now = performance.now();
+    if (now - this.prunedAt <= LEDGER_PRUNE_MS) return;
+    this.prunedAt = now;
+    redis.zRemRangeByScore(LEDGER_KEY, '-inf', Date.now()).catch((err: unknown) => this.failed('stats', err));
   }
 
   /**
@@ -223,17 +234,14 @@ export class Cache {
    * Cache keys in Redis, without walking the keyspace (no SCAN: /v1/status is not rate limited):
    * the ledger's members whose expiry is still ahead (ZCOUNT, O(log n)), never more than the
    * database holds (DBSIZE, O(1)), so keys Redis evicted (allkeys-lru on a cache of its own) are
-   * not counted for long. Expired members are dropped at most once a minute; one count serves
+   * not counted for long. Expired members are dropped at most once a minute (pruneLedger); one count serves
    * every caller for ENTRIES_RECOUNT_MS.
    */
   private redisEntries(redis: RedisClientType): Promise<number> {
     const now = performance.now();
     if (this.counted && now - this.counted.at < ENTRIES_RECOUNT_MS) return this.counted.entries;
     const epoch = Date.now();
-    if (now - this.prunedAt > LEDGER_PRUNE_MS) {
-      this.prunedAt = now;
-      redis.zRemRangeByScore(LEDGER_KEY, '-inf', epoch).catch((err: unknown) => this.failed('stats', err));
-    }
+    this.pruneLedger(redis);
     const entries = Promise.all([redis.zCount(LEDGER_KEY, `(${epoch}`, '+inf'), redis.dbSize()])
       .then(([live, keys]) => Math.max(0, Math.min(live, keys - 1)))
       .catch((err: unknown) => {
