@@ -75,6 +75,19 @@ test('a client past its budget of uncached lookups gets 429 for itself alone', a
   t.is(single.status, 200, 'a cached lookup is not charged');
 });
 
+test('an image route\'s lookup of its player is charged to the client too: images of unknown players cannot drain the budgets for others', async (t) => {
+  const skins = await startSkins({ TRUST_PROXY: 'true', ...BUDGETS_ON, UPSTREAM_CLIENT_LOOKUPS: '6' });
+  t.teardown(() => skins.stop());
+  // Unknown names ask both sources (a name and a profile call each, at most): past 6 lookups the client is refused.
+  const statuses: number[] = [];
+  for (let i = 0; i < 8; i += 1) statuses.push((await skins.get(`/v1/avatar/NoSuchPlayer${i}/32`, { headers: from('198.51.100.9') })).status);
+  t.true(statuses.includes(429), `statuses ${statuses.join(', ')}`);
+  const limited = await skins.get('/v1/head/NoSuchPlayer99/32', { headers: from('198.51.100.9') });
+  t.is(limited.status, 429, limited.text.slice(0, 200));
+  t.is(limited.json.code, 'rate_limited');
+  t.is((await skins.get('/v1/avatar/Robot/32', { headers: from('198.51.100.10') })).status, 200, 'another client is served');
+});
+
 test('the search players source is charged to the key', async (t) => {
   const fake = await startFakeUpstream();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-upstream-share-'));

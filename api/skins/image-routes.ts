@@ -14,7 +14,7 @@ import { stillCost } from './image-cost.ts';
 import { CONTENT_TYPES, extensionOf, formatParam, requestFormat } from './image-format.ts';
 import { IMAGE_CACHE_CONTROL, imageEtag, sendPng } from './image-response.ts';
 import { profileOrDemoFallback } from './pages/demo-fallback.ts';
-import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
+import { charged, LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
 import type { SkinsService } from './service.ts';
 import type { RawProfile, SourceParam } from './types.ts';
 
@@ -115,7 +115,7 @@ const FORMAT_NOTE = 'PNG, WebP (lossless) or AVIF (lossless): by `format=` or an
 function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
   const route = (sizeIn: 'path' | 'query'): Route<SkinsService> => ({
     method: 'get', path: sizeIn === 'path' ? `/v1/${kind}/{name}/{size}` : `/v1/${kind}/{name}`, limit: RATE_GROUPS.image, cacheControl: IMAGE_CACHE_CONTROL,
-    params: [namePath, ...imageParams(kind, sizeIn), formatParam, source], handle: image(kind),
+    params: [namePath, ...imageParams(kind, sizeIn), formatParam, source], handle: charged(image(kind)),
     before: () => [extensionOf(sizeIn === 'path' ? 'size' : 'name')],
     doc: {
       summary: imageSummary(kind),

@@ -1,7 +1,10 @@
 // What several skins route files declare alike: the rate-limit groups, the player parameters and
 // the errors of a lookup. Its own module so that the route files need not import each other.
+import type { Context } from 'koa';
 import type { Config } from '../config.ts';
-import { inPath, inQuery, text } from '../http/params.ts';
+import { inPath, inQuery, text, type Params } from '../http/params.ts';
+import { clientKey } from '../http/rate-limit.ts';
+import { asLookupClient } from './upstream/budget.ts';
 import { SOURCE_IDS } from './types.ts';
 import { parseSource } from './validate.ts';
 
@@ -25,5 +28,12 @@ export const RATE_GROUPS = {
 export const source = inQuery('source', 'auto asks official first, then external; a Floodgate UUID (top 64 bits zero) or a name with the Bedrock prefix (`.` by default) asks bedrock alone',
   { type: 'string', enum: ['auto', ...SOURCE_IDS], default: 'auto' }, { read: parseSource });
 export const namePath = inPath('name', 'player name or UUID (dashes optional)', text, { example: (docs) => docs.demoPlayer });
+
+/**
+ * A handler whose uncached upstream lookups (the player an image is of, too) are charged to the
+ * requesting client (upstream/budget.ts).
+ */
+export const charged = <S>(handle: (ctx: Context, service: S, params: Params) => Promise<void>) =>
+  (ctx: Context, service: S, params: Params): Promise<void> => asLookupClient(clientKey(ctx.ip), () => handle(ctx, service, params));
 
 export const LOOKUP_ERRORS = ['invalid_name', 'invalid_uuid', 'bad_source', 'not_found', 'upstream_error', 'upstream_busy', 'upstream_timeout'] as const;

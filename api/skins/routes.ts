@@ -12,8 +12,6 @@ import { envelopeError, ref } from '../docs/schemas.ts';
 import { DOCS_ROUTES, type DocsSource } from '../docs/routes.ts';
 import type { SkinsService } from './service.ts';
 import { BATCH_LIMIT, parseBatch, runBatch } from './batch.ts';
-import { asLookupClient } from './upstream/budget.ts';
-import { clientKey } from '../http/rate-limit.ts';
 import { IMAGE_CACHE_CONTROL, imageEtag, notModified, sendPng } from './image-response.ts';
 import { IMAGE_ROUTES } from './image-routes.ts';
 import { TURNTABLE_ROUTES } from './turntable-routes.ts';
@@ -21,7 +19,7 @@ import { ACCOUNT_ROUTES, type AccountContext } from './account/routes.ts';
 import { PAGE_ROUTES, type PagesDeps } from './pages/routes.ts';
 import { playerRecord, profileRecord, readTextures, uuidRecord } from './records.ts';
 import { decodeTexturesValue } from './textures.ts';
-import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
+import { charged, LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
 import { SKINS_SCHEMAS } from './schemas.ts';
 import type { RawProfile, SourceParam } from './types.ts';
 import { parsePlayerQuery, parseSource, parseUuid } from './validate.ts';
@@ -33,10 +31,6 @@ const uuidPath = inPath('uuid', '32 hex digits, dashes optional', { type: 'strin
 const sourceOf = (params: Params) => params.source as SourceParam;
 
 // ---- handlers ---------------------------------------------------------------------------------
-
-/** A handler whose uncached upstream lookups are charged to the requesting client (upstream/budget.ts). */
-const charged = (handle: (ctx: Context, service: SkinsService, params: Params) => Promise<void>) =>
-  (ctx: Context, service: SkinsService, params: Params): Promise<void> => asLookupClient(clientKey(ctx.ip), () => handle(ctx, service, params));
 
 async function player(ctx: Context, service: SkinsService, params: Params): Promise<void> {
   const found = await service.lookup.find(params.name as string, sourceOf(params));

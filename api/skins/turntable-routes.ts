@@ -11,7 +11,7 @@ import { ANIMATION_TYPES } from '../../renderer/animate.ts';
 import { turntableCost } from './image-cost.ts';
 import { answerForPlayer, chargeWork } from './image-routes.ts';
 import { IMAGE_CACHE_CONTROL } from './image-response.ts';
-import { LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
+import { charged, LOOKUP_ERRORS, namePath, RATE_GROUPS, source } from './route-params.ts';
 import type { SkinsService } from './service.ts';
 import { TURNTABLE_MAX_SIZE, turntableOptions, turntableParams } from './turntable.ts';
 
@@ -39,7 +39,7 @@ const description = (sizeIn: 'path' | 'query') => [
 function route(sizeIn: 'path' | 'query'): Route<SkinsService> {
   return {
     method: 'get', path: sizeIn === 'path' ? '/v1/turntable/{name}/{size}' : '/v1/turntable/{name}', limit: RATE_GROUPS.image, cacheControl: IMAGE_CACHE_CONTROL,
-    params: [namePath, ...turntableParams(sizeIn), source], handle: turntable,
+    params: [namePath, ...turntableParams(sizeIn), source], handle: charged(turntable),
     doc: {
       summary: 'The 3D render turning a full turn: animated WebP, APNG or GIF', description: description(sizeIn),
       ok: animation, conditional: true, head: true, errors: ['bad_request', ...LOOKUP_ERRORS, 'render_failed', 'overloaded'],
