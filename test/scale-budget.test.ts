@@ -1,7 +1,7 @@
 // Two instances on one Redis spend one outgoing budget together.
 import test from 'ava';
 import { startFakeUpstream } from '../scripts/fake-upstream/server.ts';
-import { redisUnavailableReason, startRedis } from './helpers/redis.ts';
+import { redisUnavailableReason, SHARED_COUNT_ENV, startRedis } from './helpers/redis.ts';
 import { call, startApp } from './helpers/service.ts';
 
 const skip = redisUnavailableReason();
@@ -15,7 +15,7 @@ if (skip) console.log(skip);
     await redis.stop();
   });
   const env = {
-    SERVICES: 'skins', REDIS_URL: redis.url, TRUST_PROXY: '1', ...fake.env,
+    SERVICES: 'skins', REDIS_URL: redis.url, ...SHARED_COUNT_ENV, TRUST_PROXY: '1', ...fake.env,
     OFFICIAL_NAMES_BUDGET: '10/600:10', NAME_BATCH_WINDOW_MS: '0', EXTERNAL_ENABLED: 'false',
   };
   const [a, b] = await Promise.all([startApp(env), startApp(env)]);

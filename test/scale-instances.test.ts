@@ -2,7 +2,7 @@
 // after a 429; Redis going away degrades to the in-process layer and comes back by itself.
 import test from 'ava';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
-import { redisUnavailableReason, startRedis, type TestRedis } from './helpers/redis.ts';
+import { redisUnavailableReason, SHARED_COUNT_ENV, startRedis, type TestRedis } from './helpers/redis.ts';
 import { call, startApp, type RunningApp } from './helpers/service.ts';
 import { startInOneWindow } from './helpers/rate-window.ts';
 
@@ -21,7 +21,7 @@ test.before(async () => {
   redis = await startRedis();
   fake = await startFakeUpstream({ oauth: { clientId: 'scale', clientSecret: 'scale-secret', redirectUris: [redirect], autoApprove: true } });
   const env = {
-    SERVICES: 'skins', REDIS_URL: redis.url, TRUST_PROXY: '1', RENDER_WORKERS: '1', ...fake.env,
+    SERVICES: 'skins', REDIS_URL: redis.url, ...SHARED_COUNT_ENV, TRUST_PROXY: '1', RENDER_WORKERS: '1', ...fake.env,
     OAUTH_CLIENT_ID: 'scale', OAUTH_CLIENT_SECRET: 'scale-secret', OAUTH_REDIRECT_URL: redirect,
   };
   [a, b] = await Promise.all([startApp(env), startApp(env)]);

@@ -8,7 +8,7 @@ import { createClient } from '@redis/client';
 import { stillCost } from '../api/skins/image-cost.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 import { until } from './helpers/poll.ts';
-import { redisUnavailableReason, startRedis } from './helpers/redis.ts';
+import { redisUnavailableReason, SHARED_COUNT_ENV, startRedis } from './helpers/redis.ts';
 import { startInOneWindow } from './helpers/rate-window.ts';
 
 const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
@@ -64,7 +64,7 @@ test.serial('uncached images cost their client by pixels and format; cached ones
 const noRedis = redisUnavailableReason();
 (noRedis ? test.skip : test.serial)('with Redis, instances charge one budget: each image adds its cost to the shared count', async (t) => {
   const redis = await startRedis();
-  const env = { TRUST_PROXY: 'true', REDIS_URL: redis.url, IMAGE_WORK_BUDGET: String(2 * AVIF_512 + PNG_64) };
+  const env = { TRUST_PROXY: 'true', REDIS_URL: redis.url, ...SHARED_COUNT_ENV, IMAGE_WORK_BUDGET: String(2 * AVIF_512 + PNG_64) };
   const [one, two] = await Promise.all([startSkins(env), startSkins(env)]);
   const client = createClient({ url: redis.url });
   try {

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import test from 'ava';
 import { startFakeUpstream } from '../scripts/fake-upstream/server.ts';
 import { writeSyntheticData } from '../scripts/search-data.ts';
-import { redisUnavailableReason, startRedis } from './helpers/redis.ts';
+import { redisUnavailableReason, SHARED_COUNT_ENV, startRedis } from './helpers/redis.ts';
 import { call, ROOT, startApp } from './helpers/service.ts';
 import { startSkins } from './helpers/skins.ts';
 
@@ -126,7 +126,7 @@ test('the search players source is charged to the key', async (t) => {
 const noRedis = redisUnavailableReason();
 (noRedis ? test.skip : test)('with Redis, two instances share the buckets and each client\'s count: draining through both still leaves the reserve', async (t) => {
   const redis = await startRedis();
-  const env = { TRUST_PROXY: 'true', REDIS_URL: redis.url, ...BUDGETS_ON, UPSTREAM_CLIENT_LOOKUPS: '250' };
+  const env = { TRUST_PROXY: 'true', REDIS_URL: redis.url, ...SHARED_COUNT_ENV, ...BUDGETS_ON, UPSTREAM_CLIENT_LOOKUPS: '250' };
   const [one, two] = await Promise.all([startSkins(env), startSkins(env)]);
   t.teardown(async () => {
     await Promise.all([one.stop(), two.stop()]);
