@@ -88,6 +88,8 @@ export interface Config {
     /** Connections to it per instance, and lookups waiting for one at most (past them a search's lookup is refused: `timed_out`). */
     databasePool: number;
     databaseQueue: number;
+    /** Searches one key may have running at once in an instance (past it 429): no key holds the database pool alone. */
+    keyConcurrency: number;
     /** Each source's own limit per pass, below the deadline so one slow source cannot use it all. */
     sourceTimeoutMs: number;
     /** ISO 3166 alpha-2 region of phone numbers written without a country code. */
@@ -438,6 +440,7 @@ function readSearch(s: Settings): Config['search'] {
   const databaseUrl = s.optional('SEARCH_DATABASE_URL', serverUrl('postgres', 'postgresql'), '`postgres://user:password@host:5432/db`: the data files live in PostgreSQL, imported with `npm run search-import`, instead of being indexed into memory at every start; set it or `SEARCH_DATA`, not both');
   const databasePool = s.read('SEARCH_DATABASE_POOL', 8, integer(1, 1000), 'connections to `SEARCH_DATABASE_URL` per instance (count them against the server\'s `max_connections`); a search\'s cross pass and the searches arriving together share one statement of at most ten values');
   const databaseQueue = s.read('SEARCH_DATABASE_QUEUE', 32, integer(0, 10_000), 'statements waiting for one of those connections at most, each for 2 s at most; past either the pool is full: that search\'s `local_index` is reported `timed_out` and the source stays up for the others (an overload, not an outage)');
+  const keyConcurrency = s.read('SEARCH_KEY_CONCURRENCY', 8, integer(1, 1000), 'searches one API key may have running at once per instance; past it 429 `rate_limited` (not counted against the key\'s quota), so one key\'s parallel searches cannot fill `SEARCH_DATABASE_POOL` and its queue for every other key');
   if (dataPath && s.given('SEARCH_DATABASE_URL')) s.problem('SEARCH_DATA and SEARCH_DATABASE_URL are two backends: set one (import the files into the database with npm run search-import)');
   const adminToken = s.optional('SEARCH_ADMIN_TOKEN', strongAdminToken, 'enables the admin API (`Authorization: Bearer …`); without it the admin API answers `admin_disabled`. A random token of 128 bits at least (`openssl rand -hex 16`): there is no budget of wrong tokens shared by all clients, so a weaker one stops the start');
   const timeoutMs = s.read('SEARCH_TIMEOUT_MS', 8000, integer(100, 120_000), 'the deadline of one search (both passes)');
@@ -452,6 +455,7 @@ function readSearch(s: Settings): Config['search'] {
     databaseUrl,
     databasePool,
     databaseQueue,
+    keyConcurrency,
     timeoutMs,
     sourceTimeoutMs,
     defaultRegion: s.read('SEARCH_DEFAULT_REGION', DEFAULT_REGION, region, 'the region phone numbers without a country code are read in, in queries and in data files (`US` because the generated data, the examples and the fake upstream use North American 555-01xx numbers; an operator with national data sets their own)'),

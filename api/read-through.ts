@@ -56,14 +56,23 @@ export class ReadThrough<T> {
    * The answer for `key`, from the cache or from one shared `fetch`. `force` skips the fresh
    * entry (a client asked for a refetch) but still falls back to it when the refetch fails.
    * `admit` is called (and may throw) before this request starts a call of its own: a request
-   * that finds the entry, or joins a call in flight, costs its client nothing.
+   * that finds the entry, or joins a call in flight, costs its client nothing; one refused by
+   * `admit` is answered the stale entry when there is one.
    */
   async get(key: string, fetch: () => Promise<T>, { force = false, admit }: { force?: boolean; admit?: () => Promise<void> } = {}): Promise<ReadAnswer<T>> {
     const entry = await this.ns.get(key);
     if (!force && entry?.freshness === 'fresh') return { value: entry.value, cache: 'HIT' };
     const recent = this.recentErrors.get(key);
     if (recent && recent.until > Date.now()) return this.stale(key, entry, recent.error);
-    if (admit && !this.inflight.current(key)) await admit();
+    if (admit && !this.inflight.current(key)) {
+      // A client refused its refetch (its own budget, or only the reserve left) still has the
+      // stale entry, which costs the upstream nothing; without one it gets the refusal.
+      try {
+        await admit();
+      } catch (error) {
+        return this.stale(key, entry, error);
+      }
+    }
     const call = this.call(key, fetch);
     try {
       const waitMs = this.options.staleWaitMs;

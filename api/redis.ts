@@ -17,7 +17,26 @@ export interface RedisOptions {
   stop?: AbortSignal;
 }
 
-/** Connects, or throws naming the variable once `startTimeoutMs` has passed (or at once when `stop` aborts). */
+/** The URL as logs show it: without its password. */
+export function shownUrl(url: string): string {
+  return url.replace(/\/\/[^@]*@/, '//***@');
+}
+
+/** Redis did not answer within the start-up wait: the message names the variable, so it is logged as one line without a stack. */
+export class RedisUnreachable extends Error {}
+
+/** The socket errors a person meets at start, in words; anything else by its own message. */
+const REFUSALS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host',
+  EHOSTUNREACH: 'host unreachable',
+};
+
+/**
+ * Connects, or throws RedisUnreachable naming the variable once `startTimeoutMs` has passed (or
+ * the abort reason at once when `stop` aborts). The first failure is told at once, with how long
+ * the wait lasts: a Redis that is starting is waited for, a refusal is not hidden until the end.
+ */
 export async function connectRedis(url: string, log: Logger, options: RedisOptions): Promise<RedisClientType> {
   const client: RedisClientType = createClient({
     url,
@@ -27,11 +46,17 @@ export async function connectRedis(url: string, log: Logger, options: RedisOptio
     },
     disableOfflineQueue: true,
   });
-  const shown = url.replace(/\/\/[^@]*@/, '//***@');
+  const shown = shownUrl(url);
+  const deadline = performance.now() + options.startTimeoutMs;
+  let starting = true;
   let lastError = '';
-  client.on('error', (err: Error) => {
-    // The client retries forever; log each distinct failure once instead of every retry.
-    if (err.message !== lastError) log.warn('redis error', { err: err.message });
+  let lastReason = 'no answer';
+  client.on('error', (err: NodeJS.ErrnoException) => {
+    lastReason = REFUSALS[err.code ?? ''] ?? err.message;
+    // The client retries forever; log each distinct failure once instead of every retry, the
+    // first of a start as the wait it begins.
+    if (starting && !lastError) log.warn(`waiting for Redis at ${shown} (${options.name}): ${lastReason}; giving up in ${Math.ceil((deadline - performance.now()) / 1000)} s`);
+    else if (err.message !== lastError) log.warn('redis error', { err: err.message });
     lastError = err.message;
   });
   client.on('ready', () => {
@@ -44,7 +69,7 @@ export async function connectRedis(url: string, log: Logger, options: RedisOptio
     await Promise.race([
       client.connect(),
       new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${options.name} (${shown}) did not answer within ${options.startTimeoutMs} ms: is Redis running there? (${lastError || 'no answer'})`)), options.startTimeoutMs);
+        timer = setTimeout(() => reject(new RedisUnreachable(`${options.name} (${shown}) did not answer within ${options.startTimeoutMs} ms (REDIS_START_TIMEOUT_MS): ${lastReason}; start Redis there or point ${options.name} at one that runs`)), options.startTimeoutMs);
         onStop = () => reject(options.stop!.reason);
         options.stop?.addEventListener('abort', onStop, { once: true });
       }),
@@ -54,6 +79,7 @@ export async function connectRedis(url: string, log: Logger, options: RedisOptio
     if (client.isOpen) client.destroy();
     throw error;
   } finally {
+    starting = false;
     clearTimeout(timer);
     if (onStop) options.stop?.removeEventListener('abort', onStop);
   }

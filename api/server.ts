@@ -1,7 +1,8 @@
 // Starts the configured services, each its own Koa app on its own port, over shared state
 // (cache, rate limits, Redis), and closes them in order. Ports are bound first, so a taken port
 // fails before any Chromium starts; until its service is ready a port answers 503 with
-// Retry-After. A failed or interrupted start closes whatever it had started.
+// Retry-After, and the log says what it waits for ('starting'), then where it serves
+// ('listening'). A failed or interrupted start closes whatever it had started.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RedisClientType } from '@redis/client';
@@ -13,14 +14,14 @@ import { withListenAddresses, type Config, type ServiceName } from './config.ts'
 import { createHttpApp } from './http/app.ts';
 import { limitBodies } from './http/body.ts';
 import { IdleTrim } from './idle-trim.ts';
-import { englishErrorEnvelope, errorEnvelope } from './http/envelope.ts';
+import { errorEnvelope, localizedErrorEnvelope } from './http/envelope.ts';
 import type { ErrorFormatter } from './http/errors.ts';
 import { MemoryCounterStore, RateLimiter, RedisCounterStore } from './http/rate-limit.ts';
 import { onClientError } from './http/client-error.ts';
 import { lagMonitor } from './http/load-shed.ts';
 import { protectMetrics } from './metrics.ts';
 import { lagCheck, Readiness, redisCheck } from './readiness.ts';
-import { checkCacheRedis, connectRedis } from './redis.ts';
+import { checkCacheRedis, connectRedis, shownUrl } from './redis.ts';
 import { formatSearchError } from './search/errors.ts';
 import type { Service, SharedDeps } from './service.ts';
 import { createUpstreams } from './skins/upstreams.ts';
@@ -42,9 +43,29 @@ const FACTORIES: Record<ServiceName, (deps: SharedDeps) => Promise<Service>> = {
 /** What a port answers while its service starts: the service's own error format. */
 const STARTING: Record<ServiceName, ErrorFormatter> = {
   skins: errorEnvelope,
-  media: englishErrorEnvelope,
+  media: localizedErrorEnvelope,
   search: formatSearchError,
 };
+
+/**
+ * What a service's start waits for besides Redis, as a person reads it: said while its port
+ * answers 503 `starting`, since a farm of pages takes seconds.
+ */
+const WAITS: Record<ServiceName, (config: Config) => string | null> = {
+  skins: ({ render: { workers } }) => (workers > 0 ? `the render farm (${workers} page${workers === 1 ? '' : 's'})` : null),
+  media: () => null,
+  search: ({ search }) => (search.databaseUrl ? 'PostgreSQL (SEARCH_DATABASE_URL)' : search.dataPath ? 'the index of SEARCH_DATA' : null),
+};
+
+/** Everything a service's port waits for, in order; undefined when it starts at once. */
+function waitsFor(name: ServiceName, config: Config): string | undefined {
+  const waits = [
+    config.redisUrl && `Redis at ${shownUrl(config.redisUrl)} (REDIS_URL)`,
+    config.cacheRedisUrl && config.cacheRedisUrl !== config.redisUrl && `Redis at ${shownUrl(config.cacheRedisUrl)} (CACHE_REDIS_URL)`,
+    WAITS[name](config),
+  ].filter(Boolean);
+  return waits.length ? waits.join(', then ') : undefined;
+}
 
 const SHUTDOWN_GRACE_MS = 15_000;
 
@@ -77,9 +98,20 @@ export interface RunningServices {
   close(): Promise<void>;
 }
 
-function listen(server: http.Server, port: number, host: string): Promise<number> {
+/** A port this process cannot have: the message names the setting to change, so it is logged as one line without a stack. */
+export class PortUnavailable extends Error {}
+
+const LISTEN_FAILURES: Record<string, (where: string, setting: string) => string> = {
+  EADDRINUSE: (where, setting) => `${where} is already in use (EADDRINUSE): set ${setting} to a free port, or stop the process that holds it`,
+  EACCES: (where, setting) => `${where} needs privileges this process lacks (EACCES): set ${setting} to 1024 or above`,
+};
+
+function listen(server: http.Server, name: ServiceName, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const explain = LISTEN_FAILURES[error.code ?? ''];
+      reject(explain ? new PortUnavailable(explain(`${host}:${port}`, `${name.toUpperCase()}_PORT`)) : error);
+    });
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
 }
@@ -149,8 +181,9 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
       // The starting app has the service's name, version and error format: the same raw reply.
       server.on('clientError', onClientError(starting as never));
       servers.push(server);
-      ports[name] = await listen(server, config.ports[name], config.host);
-      log.child({ service: name }).info('listening', { port: ports[name], host: config.host, url: `http://${reachableHost(config.host)}:${ports[name]}` });
+      ports[name] = await listen(server, name, config.ports[name], config.host);
+      // No address yet: it would be opened and answer 503 for as long as the wait lasts.
+      log.child({ service: name }).info('starting', { port: ports[name], host: config.host, waiting_for: waitsFor(name, config) });
     }
     stopped();
     const redisOptions = { commandTimeoutMs: config.redis.commandTimeoutMs, startTimeoutMs: config.redis.startTimeoutMs, stop };
@@ -173,7 +206,10 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
     const starts = await Promise.allSettled(config.services.map(async (name) => {
       const service = await FACTORIES[name]({ ...shared, log: log.child({ service: name }), readiness: new Readiness(checks) });
       services.push(service);
-      if (!stop?.aborted) handlers.set(name, service.handler?.() ?? service.app.callback());
+      if (stop?.aborted) return;
+      handlers.set(name, service.handler?.() ?? service.app.callback());
+      // From here the address answers: the line a person (or a script) may act on.
+      log.child({ service: name }).info('listening', { port: ports[name], host: config.host, url: `http://${reachableHost(config.host)}:${ports[name]}` });
     }));
     const failed = starts.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;

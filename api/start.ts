@@ -4,7 +4,8 @@ import './v8-flags.ts';
 import { createLogger } from '../shared/log.ts';
 import { banner } from './banner.ts';
 import { bootLogFormat, ConfigError, loadConfig } from './config.ts';
-import { startServices, type RunningServices } from './server.ts';
+import { RedisUnreachable } from './redis.ts';
+import { PortUnavailable, startServices, type RunningServices } from './server.ts';
 
 // Before the configuration is read, LOG_FORMAT is taken when it names a format.
 const bootLog = createLogger('info', {}, undefined, bootLogFormat());
@@ -51,8 +52,11 @@ try {
     log.info('stopped during start-up');
     process.exit(0);
   }
-  // e.g. a port in use or a render farm that cannot start: one log line, then the exit code.
-  log.error('start-up failed', { err: error });
+  // One log line, then the exit code. A port in use or an absent Redis is told by its message,
+  // which names the setting to change: a stack would only bury it. Anything else (a render farm
+  // that cannot start, a bug) keeps its stack for whoever looks into it.
+  const explained = error instanceof PortUnavailable || error instanceof RedisUnreachable;
+  log.error('start-up failed', explained ? { reason: error.message } : { err: error });
   process.exit(1);
 }
 log.info('ready', { ports: running.ports, allocator: currentAllocator() });

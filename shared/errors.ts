@@ -1,5 +1,5 @@
 // One error type for every service: a stable code, its HTTP status and a public message in
-// Chinese (the skins contract) and in English.
+// Chinese (the skins contract) and in English; each service sends one or both (api/http/envelope.ts).
 // Anything that is not an ApiError is unexpected and becomes a plain 500 (details only in the log).
 
 export const ERROR_CODES = {
@@ -55,8 +55,16 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** A detail in both languages, for details that are words rather than values. */
+/** Words in both languages: a detail, or a message of one service's own. */
 export interface Localized { zh: string; en: string }
+
+/** The languages every public message is written in. */
+export type Language = keyof Localized;
+
+/** A message followed by its detail, as every message with a detail reads. */
+export function withDetail(message: string, detail: string | undefined): string {
+  return detail ? `${message}: ${detail}` : message;
+}
 
 export interface ApiErrorOptions {
   /** Extra detail appended to the public message (must not leak internals): a value, or words in both languages. */
@@ -71,25 +79,38 @@ export interface ApiErrorOptions {
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** The detail in English (what the logs show). */
   readonly detail: string | undefined;
-  /** The public message in English. */
+  /** The public message in English (`message` is the Chinese one). */
   readonly messageEn: string;
   readonly retryAfter: number | undefined;
   readonly headers: Record<string, string>;
+  /** The detail in each language; a value reads the same in both. */
+  private readonly details: Localized | undefined;
 
   constructor(code: ErrorCode, options: ApiErrorOptions = {}) {
     const entry = ERROR_CODES[code];
     const { detail } = options;
-    const zh = typeof detail === 'object' ? detail.zh : detail;
-    const en = typeof detail === 'object' ? detail.en : detail;
-    super(zh ? `${entry.message}: ${zh}` : entry.message, { cause: options.cause });
+    const details = typeof detail === 'string' ? { zh: detail, en: detail } : detail;
+    super(withDetail(entry.message, details?.zh), { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
     this.status = entry.status;
-    this.detail = en;
-    this.messageEn = en ? `${entry.en}: ${en}` : entry.en;
+    this.details = details;
+    this.detail = details?.en;
+    this.messageEn = withDetail(entry.en, details?.en);
     this.retryAfter = options.retryAfter;
     this.headers = options.headers ?? {};
+  }
+
+  /** The detail in one language. */
+  detailIn(lang: Language): string | undefined {
+    return this.details?.[lang];
+  }
+
+  /** The public message in one language. */
+  messageIn(lang: Language): string {
+    return lang === 'zh' ? this.message : this.messageEn;
   }
 }
 

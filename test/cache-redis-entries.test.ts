@@ -3,7 +3,7 @@
 // runs however often /v1/status is asked.
 import test from 'ava';
 import { createClient, type RedisClientType } from '@redis/client';
-import { Cache } from '../api/cache.ts';
+import { Cache, LEDGER_KEY } from '../api/cache.ts';
 import { DEFAULT_TTLS } from '../api/config.ts';
 import { silentLogger } from '../shared/log.ts';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
@@ -77,3 +77,29 @@ maybe('the ledger follows writes, deletes and expiry, and another instance\'s wr
   await new Promise((resolve) => setTimeout(resolve, 1100));
   t.is((await one.stats()).entries, 0);
 });
+
+maybe('the ledger drops members of expired keys as entries are written, at most once a minute', async (t) => {
+  await client.flushDb();
+  const cache = new Cache({ maxEntries: 100, staleSeconds: 0, ttl: DEFAULT_TTLS, redis: client, log: silentLogger });
+  const ns = cache.namespace<string>('long', 600, 0);
+  const expired = (tag: string) => Array.from({ length: 100 }, (_, i) => ({ score: Date.now() - 1000, value: `gone::${tag}${i}` }));
+  const gone = async () => (await client.zRangeByScore(LEDGER_KEY, '-inf', Date.now())).length;
+  // A first write may prune or not (the minute counts from this process's start): what follows does not depend on it.
+  await ns.set('first', 'x');
+  await client.zAdd(LEDGER_KEY, expired('a'));
+  // Past the minute, the next write prunes: no member of an expired key is left, live ones stay.
+  await new Promise((resolve) => setTimeout(resolve, 61_000));
+  await ns.set('second', 'y');
+  await waitFor(async () => (await gone()) === 0);
+  t.is(await client.zScore(LEDGER_KEY, 'long::first') !== null, true);
+  t.is(await client.zScore(LEDGER_KEY, 'long::second') !== null, true);
+  // Within the minute, writes do not prune again: one ZREMRANGEBYSCORE a minute, not one a write.
+  await client.zAdd(LEDGER_KEY, expired('b'));
+  for (let i = 0; i < 20; i += 1) await ns.set(`more${i}`, 'z');
+  t.is(await gone(), 100);
+});
+
+/** Polls until `done` (the prune is sent without being awaited by the write). */
+async function waitFor(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20));
+}

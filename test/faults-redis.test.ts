@@ -135,7 +135,7 @@ maybe('Redis absent at start: start-up gives up after REDIS_START_TIMEOUT_MS nam
 
   // Interrupted while it waits (a minute here): the process ends without waiting the stop deadline out.
   const interrupted = await run({ REDIS_URL: nothing, REDIS_START_TIMEOUT_MS: '60000' }, (entry, kill) => {
-    if (entry.msg === 'listening') kill('SIGINT');
+    if (entry.msg === 'starting') kill('SIGINT');
   });
   t.is(interrupted.code, 0);
   t.truthy(interrupted.lines.find((l) => l.msg === 'stopped during start-up'));

@@ -144,7 +144,7 @@ test('SIGTERM while a browser is launching stops the start and leaves nothing', 
   const mark = randomUUID();
   const chromium = await gatedChromium(t);
   const launching = (seen: Proc[]) => seen.some((p) => p.cmd.includes(chromium.executable));
-  const { code, log, seen } = await stopDuringStart({ SERVICES: 'skins', RENDER_WORKERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark }, 'listening', launching);
+  const { code, log, seen } = await stopDuringStart({ SERVICES: 'skins', RENDER_WORKERS: '2', CHROMIUM_PATH: chromium.executable, SKINFARM_TEST_MARK: mark }, 'starting', launching);
   t.is(code, 0, log);
   t.regex(log, /stopped during start-up/);
   await assertNoneLeft(t, seen, mark);
@@ -213,7 +213,7 @@ test('a taken port stops the start before any browser starts', async (t) => {
   let seen = new Map<string, Proc>();
   const error = await t.throwsAsync(startApp({ SERVICES: 'skins,media', MEDIA_PORT: String(port), RENDER_WORKERS: '2', SKINFARM_TEST_MARK: mark }, {
     onLog: (entry, child) => {
-      if (entry.msg === 'listening' && seen.size === 0) seen = watchTree(child.pid!);
+      if (entry.msg === 'starting' && seen.size === 0) seen = watchTree(child.pid!);
     },
   }));
   t.is(exitCode(error), 1, error?.message);
@@ -227,10 +227,10 @@ test('while the render farm starts, the port answers 503 with Retry-After', asyn
   let early: ReturnType<typeof call> | null = null;
   const start = startApp({ SERVICES: 'skins', RENDER_WORKERS: '1', CHROMIUM_PATH: chromium.executable }, {
     onLog: (entry) => {
-      if (entry.msg === 'listening') early = until(chromium.launched, 'the launch').then(() => call(`http://127.0.0.1:${entry.port}/v1/status`));
+      if (entry.msg === 'starting') early = until(chromium.launched, 'the launch').then(() => call(`http://127.0.0.1:${entry.port}/v1/status`));
     },
   });
-  await until(() => early !== null, 'listening');
+  await until(() => early !== null, 'starting');
   const waiting = await early!;
   t.is(waiting.status, 503);
   t.is(waiting.headers.get('retry-after'), '1');

@@ -29,7 +29,9 @@ test.before(async () => {
   dataFile = path.join(dir, 'people.jsonl');
   dataDir = path.join(dir, 'state');
   await writeSyntheticData(dataFile, 2000, { seed: 11, extra: CHAIN });
-  app = await startApp({ SERVICES: 'search', SEARCH_DATA: dataFile, SEARCH_ADMIN_TOKEN: ADMIN, DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false' });
+  app = await startApp({ SERVICES: 'search', SEARCH_DATA: dataFile, SEARCH_ADMIN_TOKEN: ADMIN, DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false',
+    // 50 searches of one key at once test the quota's count, not the bound on running searches.
+    SEARCH_KEY_CONCURRENCY: '64' });
 });
 test.after.always(async () => {
   await app?.stop();

@@ -59,7 +59,7 @@ test.before(async () => {
   await writeContacts(CONTACTS);
   db = await createDatabase();
   firstImport = await runImport(db.url, data);
-  const env = { SERVICES: 'search', DATA_DIR: path.join(dir, 'state'), SEARCH_RATE_LIMIT: '1000000', OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false' };
+  const env = { SERVICES: 'search', DATA_DIR: path.join(dir, 'state'), SEARCH_RATE_LIMIT: '1000000', SEARCH_KEY_CONCURRENCY: '1000', OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false' };
   [memory, postgres] = await Promise.all([startApp({ ...env, SEARCH_DATA: data }), startApp({ ...env, SEARCH_DATABASE_URL: db.url })]);
   const created = spawnSync(process.execPath, ['scripts/search-keys.ts', 'create', '--name', 'pg'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: env.DATA_DIR }, encoding: 'utf8' });
   key = JSON.parse(created.stdout).key;

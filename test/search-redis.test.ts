@@ -28,7 +28,9 @@ test.before(async () => {
   dataDir = path.join(dir, 'state');
   const dataFile = path.join(dir, 'people.jsonl');
   await writeSyntheticData(dataFile, 100, { seed: 3 });
-  app = await startApp({ SERVICES: 'search', REDIS_URL: redis.url, SEARCH_ADMIN_TOKEN: ADMIN, SEARCH_DATA: dataFile, DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false' });
+  app = await startApp({ SERVICES: 'search', REDIS_URL: redis.url, SEARCH_ADMIN_TOKEN: ADMIN, SEARCH_DATA: dataFile, DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false',
+    // 50 searches of one key at once test the quota's count, not the bound on running searches.
+    SEARCH_KEY_CONCURRENCY: '64' });
 });
 test.after.always(async () => {
   await app?.stop();

@@ -6,12 +6,18 @@
 //   to public host names: loopback names and IP literals in any spelling are never fetched from;
 // - every HTML route of the three services' route tables answers with frame-ancestors 'none',
 //   X-Frame-Options: DENY and nosniff (/docs with its own, stricter policy).
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { domainToASCII } from 'node:url';
 import test from 'ava';
 import { BEDROCK_PLAYERS } from '../scripts/fake-upstream/bedrock.ts';
 import { ROUTE_TABLES } from '../api/route-tables.ts';
-import { publicSkinDomain } from '../api/skins/textures.ts';
+import { publicSkinDomain, TextureFetcher } from '../api/skins/textures.ts';
+import { UpstreamClient } from '../api/skins/upstream/client.ts';
+import { SourceHealth } from '../api/skins/upstream/health.ts';
+import { isPublicAddress, publicOnlyLookup } from '../api/skins/upstream/public-lookup.ts';
 import { removeTempDirs, tempDir } from './helpers/media-library.ts';
 import { call } from './helpers/service.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
@@ -104,6 +110,36 @@ test('publicSkinDomain takes public host names only', (t) => {
   t.is(publicSkinDomain('.LittleSkin.cn'), '.littleskin.cn');
   t.is(publicSkinDomain('skin.prinzeugen.net'), 'skin.prinzeugen.net');
   t.is(publicSkinDomain('皮肤.中国'), domainToASCII('皮肤.中国'), 'an IDN as punycode');
+});
+
+test('a texture host from skinDomains is connected to only at a public address: a name resolving to loopback fails before any request', async (t) => {
+  for (const address of ['127.0.0.1', '::1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', 'fe80::1', 'fc00::1', '::ffff:127.0.0.1', '224.0.0.1']) {
+    t.false(isPublicAddress(address), address);
+  }
+  for (const address of ['1.1.1.1', '93.184.216.34', '2606:4700::1111']) t.true(isPublicAddress(address), address);
+
+  // The system resolver itself: `localhost` (a public-looking name pointed at 127.0.0.1 is the
+  // same case; publicSkinDomain refuses this one by name, which is not what is tested here).
+  const lookup = publicOnlyLookup();
+  const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) => lookup('localhost', { all: true }, (error) => resolve(error)));
+  t.is(refused?.code, 'ENOTFOUND');
+
+  // A real texture server on loopback: fetched when the allow-list is the operator's, never when it came from an upstream.
+  const server = http.createServer((_req, res) => res.end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0])));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  let requests = 0;
+  server.on('request', () => { requests += 1; });
+  const url = `http://localhost:${(server.address() as AddressInfo).port}/texture/abc`;
+  const fetcher = (publicOnly: boolean) =>
+    new TextureFetcher(new UpstreamClient(new SourceHealth('textures', true), { timeoutMs: 5000, retries: 0, userAgent: 'test' }), async () => ['localhost'], 1 << 20, publicOnly);
+  // Refused first: a kept-alive socket from the allowed fetch would be reused without a lookup.
+  const error = await t.throwsAsync(fetcher(true).fetch(url));
+  t.is((error as { code?: string }).code, 'upstream_error');
+  t.is(requests, 0, 'no request reached the loopback server');
+  t.is((await fetcher(false).fetch(url)).length, 10);
+  t.is(requests, 1);
 });
 
 /** Every route whose answer (or error answer) is an HTML page, from the route tables. */

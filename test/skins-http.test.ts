@@ -41,6 +41,16 @@ test('CORS preflight is answered', async (t) => {
   t.regex(r.headers.get('access-control-allow-headers') ?? '', /content-type/i);
 });
 
+test('a preflight of a URL with a repeated parameter is answered; the request itself gets the 400', async (t) => {
+  const headers = { origin: 'https://example.org', 'access-control-request-method': 'GET' };
+  const preflight = await h.get('/v1/sources?pretty=0&pretty=1', { method: 'OPTIONS', headers });
+  t.is(preflight.status, 204);
+  t.is(preflight.headers.get('access-control-allow-origin'), '*');
+  const request = await h.get('/v1/sources?pretty=0&pretty=1', { headers: { origin: 'https://example.org' } });
+  t.is(request.status, 400);
+  t.is(request.headers.get('access-control-allow-origin'), '*', 'the browser can read the 400');
+});
+
 test('pretty: indented by default, compact with 0 or false', async (t) => {
   t.true((await h.get('/v1/sources')).text.includes('\n  "code"'));
   for (const value of ['0', 'false']) {

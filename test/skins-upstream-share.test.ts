@@ -75,6 +75,23 @@ test('a client past its budget of uncached lookups gets 429 for itself alone', a
   t.is(single.status, 200, 'a cached lookup is not charged');
 });
 
+test('a client past its budget still gets a stale entry it asks for: its refetch is refused, not its answer', async (t) => {
+  // TTL 0: every entry is stale as soon as it is stored, so each lookup of Robot wants a refetch.
+  const skins = await startSkins({ TRUST_PROXY: 'true', ...BUDGETS_ON, UPSTREAM_CLIENT_LOOKUPS: '10', CACHE_TTL_UUID: '0', CACHE_TTL_PROFILE: '0' });
+  t.teardown(() => skins.stop());
+  const first = await skins.get('/v1/player/Robot', { headers: from('198.51.100.11') });
+  t.is(first.status, 200, first.text.slice(0, 300));
+  const spent = await batchOf(skins.base, '198.51.100.11', unknownUuids(5, 20));
+  t.is(spent.status, 429, spent.text.slice(0, 300));
+  const again = await skins.get('/v1/player/Robot', { headers: from('198.51.100.11') });
+  t.is(again.status, 200, again.text.slice(0, 300));
+  t.is(again.headers.get('x-cache'), 'STALE');
+  t.deepEqual(again.json.data.profile, first.json.data.profile);
+  // Without an entry to fall back on, the refusal stands.
+  const unknown = await skins.get('/v1/player/NoSuchPlayer7', { headers: from('198.51.100.11') });
+  t.is(unknown.status, 429);
+});
+
 test('an image route\'s lookup of its player is charged to the client too: images of unknown players cannot drain the budgets for others', async (t) => {
   const skins = await startSkins({ TRUST_PROXY: 'true', ...BUDGETS_ON, UPSTREAM_CLIENT_LOOKUPS: '6' });
   t.teardown(() => skins.stop());

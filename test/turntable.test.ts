@@ -163,6 +163,50 @@ test('bad parameters are bad_request', async (t) => {
   t.is((await h.get('/v1/turntable/NobodyAtAll', from('198.51.100.5'))).json.code, 'not_found');
 });
 
+test('an extension names the format as format= does (.png is the APNG): the same image, ETag and cache entry', async (t) => {
+  const ip = '198.51.100.10';
+  for (const [extension, format, type] of [['gif', 'gif', 'image/gif'], ['png', 'apng', 'image/apng'], ['webp', 'webp', 'image/webp']]) {
+    const asked = await fetchOk(`/v1/turntable/Ranger/24?frames=8&format=${format}`, ip);
+    const named = await fetchOk(`/v1/turntable/Ranger/24.${extension}?frames=8`, ip);
+    t.is(named.headers.get('content-type'), type, extension);
+    t.is(named.headers.get('etag'), asked.headers.get('etag'), extension);
+    t.is(named.headers.get('x-cache'), 'HIT', `${extension}: the cache entry format= drew`);
+    t.true(named.bytes.equals(asked.bytes), extension);
+    // Without a size, the extension sits on the name.
+    const onName = await fetchOk(`/v1/turntable/Ranger.${extension.toUpperCase()}?size=24&frames=8`, ip);
+    t.is(onName.headers.get('etag'), asked.headers.get('etag'), `${extension} on the name`);
+    const conditional = await h.get(`/v1/turntable/Ranger/24.${extension}?frames=8`, { headers: { 'x-forwarded-for': ip, 'if-none-match': asked.headers.get('etag')! } });
+    t.is(conditional.status, 304, `${extension}: If-None-Match`);
+  }
+  // Decoded: 8 frames each, the format the extension names.
+  t.like(await sharp((await fetchOk('/v1/turntable/Ranger/24.gif?frames=8', ip)).bytes, { animated: true }).metadata(), { format: 'gif', pages: 8, pageHeight: 24 });
+  t.like(await sharp((await fetchOk('/v1/turntable/Ranger/24.webp?frames=8', ip)).bytes, { animated: true }).metadata(), { format: 'webp', pages: 8, pageHeight: 24 });
+  const apng = await apngFrames((await fetchOk('/v1/turntable/Ranger/24.png?frames=8', ip)).bytes);
+  t.is(apng.frames.length, 8);
+  t.is(apng.frames[0].width, 24);
+});
+
+test('an extension that names no animation is refused by name, not read as a bad size; one disagreeing with format= is refused', async (t) => {
+  const ip = '198.51.100.11';
+  for (const path of ['/v1/turntable/Ranger/96.avif', '/v1/turntable/Ranger/96.jpg', '/v1/turntable/Ranger.avif?size=96', '/v1/turntable/Ranger.jpeg']) {
+    const r = await h.get(path, from(ip));
+    t.is(r.status, 400, path);
+    t.is(r.json.code, 'bad_request', path);
+    t.regex(r.json.message_en, /turntables are webp, gif or png \(APNG\)/, path);
+    t.notRegex(r.json.message_en, /size must be/, path);
+    t.regex(r.json.message, /webp、gif 或 png（APNG）/, `${path} (zh)`);
+  }
+  for (const [path, named] of [['/v1/turntable/Ranger/96.gif?format=webp', 'gif'], ['/v1/turntable/Ranger/96.png?format=gif', 'apng']]) {
+    const r = await h.get(path, from(ip));
+    t.is(r.status, 400, path);
+    t.regex(r.json.message_en, new RegExp(`the extension, which names ${named}, disagree`), path);
+  }
+  // A number after the dot is no extension: still the size's own complaint.
+  t.regex((await h.get('/v1/turntable/Ranger/96.5', from(ip))).json.message_en, /size must be an integer/);
+  // A Bedrock name's leading dot is no extension.
+  t.is((await h.get('/v1/turntable/.Pocket_Ranger/16.gif?frames=8', from(ip))).status, 200);
+});
+
 test('ETag from the texture and the options: a 304, a cached answer, another tag per format', async (t) => {
   const ip = '198.51.100.6';
   const path = '/v1/turntable/SlimAlex/32?frames=8&yaw=10';

@@ -6,7 +6,7 @@ import pkg from '../../package.json' with { type: 'json' };
 import { ERROR_CODES, type ErrorCode } from '../../shared/errors.ts';
 import type { Config } from '../config.ts';
 import type { DocContext, Param } from '../http/params.ts';
-import { quotaGroup, routeLimit, type RouteSpec, type RouteTable } from '../http/route-table.ts';
+import { quotaGroup, routeLimit, SITE_GROUP, type RouteSpec, type RouteTable } from '../http/route-table.ts';
 import { headers, HEADERS, HTML } from './fragments.ts';
 import type { Method, OpenApiDocument, Operation, Parameter, PathItem, Response, Schema, Server } from './openapi-types.ts';
 import { SHARED_SCHEMAS } from './schemas.ts';
@@ -44,14 +44,16 @@ function errorResponses(tables: Map<ServiceId, RouteTable>, services: readonly S
 }
 
 /** Answers that no operation lists, because they apply to any path (see info.description). */
-function anyPathResponses(tables: Map<ServiceId, RouteTable>): Record<string, Response> {
+function anyPathResponses(tables: Map<ServiceId, RouteTable>, config: Config): Record<string, Response> {
   const all = [...tables.keys()];
   const error = (status: number, code: ErrorCode, description: string, more: Partial<Response> = {}): Response =>
     ({ description, 'x-status': status, ...more, content: { 'application/json': { schema: errorSchema(tables, all, [code]) } } });
   return {
     RouteNotFound: error(404, 'route_not_found', 'A path the service does not answer: `route_not_found`.'),
     MethodNotAllowed: error(405, 'method_not_allowed', 'A method a documented path does not answer: `method_not_allowed`; Allow names the methods it does.', { headers: headers('Allow') }),
-    Preflight: { description: 'An OPTIONS request (CORS preflight) on any path: no body.', 'x-status': 204, headers: headers('Access-Control-Allow-Methods') },
+    Preflight: { description: 'An OPTIONS request (CORS preflight) on any path: no body. Preflights count in the `site` rate-limit group: past its quota, PreflightLimited.', 'x-status': 204, headers: headers('Access-Control-Allow-Methods') },
+    // The shell counts preflights before answering them (api/http/app.ts shellLimit).
+    PreflightLimited: error(429, 'rate_limited', `An OPTIONS request (CORS preflight) past the \`site\` group's quota (${quotaGroup(SITE_GROUP, config).limit} requests per minute per IP, shared with that group's other requests): \`rate_limited\`, with the preflight's CORS headers so that a browser lets the page read it.`, { headers: headers('Retry-After', 'Access-Control-Allow-Methods') }),
   };
 }
 
@@ -198,7 +200,7 @@ export function buildOpenApi(config: Config, routeTables: readonly RouteTable[])
       version: pkg.version,
       description: 'Three services, each at its own address (see servers; every path names its own). '
         + 'Every answer carries X-Request-Id, X-Response-Time and Access-Control-Allow-Origin: *. '
-        + 'Answers that apply to any path are in components.responses (their status in x-status): OPTIONS on any path is a CORS preflight (204); '
+        + 'Answers that apply to any path are in components.responses (their status in x-status): OPTIONS on any path is a CORS preflight (204, or 429 past the `site` group\'s quota); '
         + 'a method a documented path does not list is 405 with Allow; a path a service does not list is 404. '
         + 'Every GET also answers HEAD with the same status and headers and no body (described separately where clients use it: images, textures, media files).',
       license: { name: 'MIT', identifier: 'MIT' },
@@ -208,7 +210,7 @@ export function buildOpenApi(config: Config, routeTables: readonly RouteTable[])
     paths,
     components: {
       schemas: Object.assign({}, SHARED_SCHEMAS, ...routeTables.map((t) => t.schemas)),
-      responses: anyPathResponses(tables),
+      responses: anyPathResponses(tables, config),
       headers: HEADERS,
       securitySchemes: Object.assign({}, ...routeTables.map((t) => t.securitySchemes), SHELL_SECURITY),
     },

@@ -48,7 +48,7 @@ export const SHARED_SCHEMAS: Record<string, Schema> = {
   },
   ErrorEnvelope: {
     type: 'object',
-    description: 'A failure of the skins or the media service; `message` is human-readable (Chinese from skins, English from media), `message_en` the skins explanation in English.',
+    description: 'A failure of the skins or the media service; `message` is human-readable (Chinese from skins, the contract; from media in the reader\'s language, named by Content-Language), `message_en` the skins explanation in English.',
     required: ['code', 'success', 'message', 'data', 'timestamp'],
     properties: { code: oneOfValues(Object.keys(ERROR_CODES)), success: { const: false }, message: str(), message_en: str('skins only: the message in English'), data: { type: 'null' }, timestamp: int('Unix time in seconds') },
   },

@@ -2,10 +2,11 @@
 // serialiser that honours `pretty` for every JSON body.
 import type { Context, Middleware } from 'koa';
 import type { ApiError } from '../../shared/errors.ts';
+import { requestLanguage } from './i18n.ts';
 
 export interface Envelope<T> {
   code: 0 | string; success: boolean; message: string;
-  /** Errors only: the same explanation in English (`message` is Chinese, as the contract says). */
+  /** Skins errors only: the same explanation in English (`message` is Chinese, as the contract says). */
   message_en?: string;
   data: T | null; timestamp: number;
 }
@@ -20,9 +21,12 @@ export function errorEnvelope(error: ApiError): Envelope<null> {
   return { code: error.code, success: false, message: error.message, message_en: error.messageEn, data: null, timestamp: now() };
 }
 
-/** The envelope of a service whose messages are English (media): one language per field. */
-export function englishErrorEnvelope(error: ApiError): Envelope<null> {
-  return { code: error.code, success: false, message: error.messageEn, data: null, timestamp: now() };
+/**
+ * The envelope of a service bound by no language (media): `message` in the reader's language
+ * (./i18n.ts), one language per field; `ctx` is absent for a request Node refused before Koa.
+ */
+export function localizedErrorEnvelope(error: ApiError, ctx?: Context): Envelope<null> {
+  return { code: error.code, success: false, message: error.messageIn(requestLanguage(ctx)), data: null, timestamp: now() };
 }
 
 /** Sets a successful envelope as the body. */

@@ -7,7 +7,11 @@ import type { Logger } from '../../shared/log.ts';
 import { StateLog } from '../../shared/log-state.ts';
 import { CORS_HEADERS } from './cors.ts';
 
-/** The service's error body; `ctx` is absent for requests Node refused before Koa saw them. */
+/**
+ * The service's error body; `ctx` is absent for requests Node refused before Koa saw them. It
+ * runs once the success headers are reset, so one written in the reader's language can say
+ * which (Content-Language, Vary: api/http/i18n.ts requestLanguage).
+ */
 export type ErrorFormatter = (error: ApiError, ctx?: Context) => unknown;
 
 /** How long a CDN or browser may keep a 404 (the negative lookup cache time by default). */
@@ -65,9 +69,12 @@ export function toApiError(error: unknown): ApiError | null {
   return null;
 }
 
-/** A query parameter given twice is ambiguous wherever it is, so it is refused everywhere. */
+/**
+ * A query parameter given twice is ambiguous wherever it is, so it is refused everywhere but in a
+ * preflight: that one is answered, so the browser sends the request and shows its 400.
+ */
 function rejectRepeatedParameters(ctx: Context): void {
-  if (!ctx.querystring) return;
+  if (!ctx.querystring || ctx.method === 'OPTIONS') return;
   for (const [name, value] of Object.entries(ctx.query)) {
     if (Array.isArray(value)) throw new ApiError('bad_request', { detail: { zh: `${name.slice(0, 64)} 只能出现一次`, en: `${name.slice(0, 64)} is given more than once` } });
   }

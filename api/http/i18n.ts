@@ -1,9 +1,11 @@
-// The language of an HTML page: `?lang=en|zh` (remembered in a `lang` cookie for a year), else
-// that cookie, else Accept-Language; English when nothing names one of the two. JSON answers are
-// not translated here: the envelope's `message` stays Chinese (the contract).
+// The language a request reads, for its pages and its errors alike: `?lang=en|zh` (a page
+// remembers it in a `lang` cookie for a year), else that cookie, else Accept-Language; English
+// when nothing names one of the two. The skins envelope is not translated (its `message` stays
+// Chinese, the contract); media and search errors are written in this language.
 import type { Context } from 'koa';
+import type { Language } from '../../shared/errors.ts';
 
-export type Lang = 'en' | 'zh';
+export type Lang = Language;
 
 /** The value of `<html lang>` per language. */
 export const HTML_LANG: Record<Lang, string> = { en: 'en', zh: 'zh-CN' };
@@ -40,18 +42,28 @@ export function preferredLanguage(header: string | undefined): Lang | null {
   return best;
 }
 
+/** The language `?lang=` names, when it is one of ours. */
+function asked(ctx: Context): Lang | null {
+  const raw = ctx.query.lang;
+  return known(Array.isArray(raw) ? raw[0] : raw);
+}
+
 /**
- * The page language for this request. A valid `?lang=` is also stored in the cookie, so the
- * choice made with the switch holds on the next page; the answer varies with both headers.
+ * The language of the answer to this request, which says so (Content-Language) and varies with
+ * both headers that choose it. Absent for a request Node refused before Koa: no header was read.
  */
-export function pageLanguage(ctx: Context): Lang {
+export function requestLanguage(ctx?: Context): Lang {
+  if (!ctx) return 'en';
   ctx.vary('Accept-Language');
   ctx.vary('Cookie');
-  const raw = ctx.query.lang;
-  const asked = known(Array.isArray(raw) ? raw[0] : raw);
-  if (asked) ctx.cookies.set(COOKIE, asked, { maxAge: COOKIE_MAX_AGE_MS, sameSite: 'lax', httpOnly: true, signed: false, overwrite: true });
-  const lang = asked ?? known(ctx.cookies.get(COOKIE, { signed: false })) ?? preferredLanguage(ctx.get('Accept-Language')) ?? 'en';
+  const lang = asked(ctx) ?? known(ctx.cookies.get(COOKIE, { signed: false })) ?? preferredLanguage(ctx.get('Accept-Language')) ?? 'en';
   ctx.set('Content-Language', HTML_LANG[lang]);
   return lang;
 }
 
+/** The page language: a valid `?lang=` is also stored in the cookie, so the switch's choice holds on the next page. */
+export function pageLanguage(ctx: Context): Lang {
+  const lang = requestLanguage(ctx);
+  if (asked(ctx)) ctx.cookies.set(COOKIE, lang, { maxAge: COOKIE_MAX_AGE_MS, sameSite: 'lax', httpOnly: true, signed: false, overwrite: true });
+  return lang;
+}

@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import type { Middleware } from 'koa';
 import type { RedisClientType } from '@redis/client';
-import { ApiError } from '../../shared/errors.ts';
+import { ApiError, type Localized } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import { StateLog } from '../../shared/log-state.ts';
 import { rateLimited } from '../metrics.ts';
@@ -143,11 +143,11 @@ export function handOverCounted(req: IncomingMessage, outcome: RateLimitOutcome)
 }
 
 /** The 429 of a limit that holds until `resetAt` (ms), with the seconds to wait. */
-export function limitedUntil(resetAt: number, detail?: string, headers?: Record<string, string>): ApiError {
+export function limitedUntil(resetAt: number, detail?: string | Localized, headers?: Record<string, string>): ApiError {
   return new ApiError('rate_limited', { detail, retryAfter: Math.ceil((resetAt - Date.now()) / 1000), headers });
 }
 
-function limitedOrNot(outcome: RateLimitOutcome, detail?: string): RateLimitOutcome {
+function limitedOrNot(outcome: RateLimitOutcome, detail?: string | Localized): RateLimitOutcome {
   if (!outcome.limited) return outcome;
   throw limitedUntil(outcome.resetAt, detail, rateLimitHeaders(outcome));
 }
@@ -182,7 +182,7 @@ export class RateLimiter {
       this.storeFailing.hit({ err: (err as Error).message });
       // A process that cannot see the shared count cannot tell a guesser's hundredth try from
       // its first: an authentication limit refuses.
-      if (group.authentication) throw new ApiError('overloaded', { detail: 'the rate-limit store is unavailable; try again shortly', retryAfter: 5 });
+      if (group.authentication) throw new ApiError('overloaded', { detail: { zh: '限流存储暂不可用，请稍后再试', en: 'the rate-limit store is unavailable; try again shortly' }, retryAfter: 5 });
       // A request limit goes on, per instance, from the count the store last gave.
       count = await this.fallback!.hit(group.name, client, resetAt, cost);
     }
@@ -197,7 +197,7 @@ export class RateLimiter {
   }
 
   /** Counts one request (or `cost` units) of `ip` in `group` and throws 429 past the quota (with that group's headers). */
-  async enforce(group: RateLimitGroup, ip: string, detail?: string, cost = 1): Promise<RateLimitOutcome> {
+  async enforce(group: RateLimitGroup, ip: string, detail?: string | Localized, cost = 1): Promise<RateLimitOutcome> {
     return limitedOrNot(await this.check(group, ip, Date.now(), cost), detail);
   }
 

@@ -110,7 +110,7 @@ export class PrivateAccess {
     if (this.spentUntil > Date.now()) {
       // Cost 0: reads the network's wrong passwords this hour without counting one.
       const network = await this.options.limiter.check(this.network, networkKey(ip), Date.now(), 0);
-      if (network.limited) throw limitedUntil(network.resetAt, 'too many wrong passwords from this network while those of all clients are over their hourly budget');
+      if (network.limited) throw limitedUntil(network.resetAt, { zh: '所有客户端本小时的错误密码已超出预算，且此网络的错误密码过多', en: 'too many wrong passwords from this network while those of all clients are over their hourly budget' });
     }
     const outcome = await this.options.limiter.check(PASSWORD_GROUP, ip);
     if (outcome.limited) {
@@ -118,8 +118,8 @@ export class PrivateAccess {
       throw this.tooMany(outcome.resetAt);
     }
     const { verifier } = this.options;
-    if (!verifier) throw new ApiError('wrong_password', { detail: 'private media is off (MEDIA_PASSWORD is not set)' });
-    if (this.checking >= MAX_CHECKS) throw new ApiError('overloaded', { detail: 'password checks are busy', retryAfter: 1 });
+    if (!verifier) throw new ApiError('wrong_password', { detail: { zh: '私有媒体未开启（未设置 MEDIA_PASSWORD）', en: 'private media is off (MEDIA_PASSWORD is not set)' } });
+    if (this.checking >= MAX_CHECKS) throw new ApiError('overloaded', { detail: { zh: '密码校验繁忙', en: 'password checks are busy' }, retryAfter: 1 });
     this.checking += 1;
     let right: boolean;
     try {
@@ -145,28 +145,36 @@ export class PrivateAccess {
   }
 
   private tooMany(resetAt: number): ApiError {
-    return limitedUntil(resetAt, 'too many password attempts from this address');
+    return limitedUntil(resetAt, { zh: '此地址的密码尝试次数过多', en: 'too many password attempts from this address' });
   }
 
   /** The request's grant, or null when it brings no credentials at all; throws on bad ones. */
   async optional(ctx: Context): Promise<Grant | null> {
     for (const name of PASSWORD_PARAMS) {
-      if (ctx.query[name] !== undefined) throw new ApiError('bad_request', { detail: `never put the password in a URL (${name}=); use HTTP Basic, the X-Media-Password header or a token from /login` });
+      if (ctx.query[name] !== undefined) {
+        throw new ApiError('bad_request', {
+          detail: { zh: `切勿把密码放在网址中（${name}=）；请使用 HTTP Basic、X-Media-Password 请求头或来自 /login 的令牌`, en: `never put the password in a URL (${name}=); use HTTP Basic, the X-Media-Password header or a token from /login` },
+        });
+      }
     }
     const token = first(ctx.query.token);
     const tokenCheck = token ? this.options.signer.check(token) : undefined;
     if (token && tokenCheck === 'valid') return { token, expiresAt: Number(token.split('.')[0]) };
     const password = passwordOf(ctx);
     if (password !== undefined) return this.login(password, ctx.ip);
-    if (tokenCheck === 'expired') throw new ApiError('wrong_password', { detail: 'the token has expired; get a new one at /login' });
-    if (tokenCheck === 'invalid') throw new ApiError('wrong_password', { detail: 'the token is not valid' });
+    if (tokenCheck === 'expired') throw new ApiError('wrong_password', { detail: { zh: '令牌已过期，请在 /login 获取新令牌', en: 'the token has expired; get a new one at /login' } });
+    if (tokenCheck === 'invalid') throw new ApiError('wrong_password', { detail: { zh: '令牌无效', en: 'the token is not valid' } });
     return null;
   }
 
   /** The request's grant; 401 with a Basic challenge when it brings no credentials. */
   async require(ctx: Context): Promise<Grant> {
     const grant = await this.optional(ctx);
-    if (!grant) throw new ApiError('password_required', { detail: 'send HTTP Basic, X-Media-Password or a token from /login', headers: { 'WWW-Authenticate': REALM } });
+    if (!grant) {
+      throw new ApiError('password_required', {
+        detail: { zh: '请发送 HTTP Basic、X-Media-Password 或来自 /login 的令牌', en: 'send HTTP Basic, X-Media-Password or a token from /login' }, headers: { 'WWW-Authenticate': REALM },
+      });
+    }
     return grant;
   }
 }

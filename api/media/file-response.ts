@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
-import { englishErrorEnvelope } from '../http/envelope.ts';
+import { localizedErrorEnvelope } from '../http/envelope.ts';
 import { readFailure } from './fs-errors.ts';
 import type { MediaFile } from './types.ts';
 
@@ -92,7 +92,8 @@ export async function sendMediaFile(ctx: Context, file: MediaFile, filePath: str
       ctx.status = 416;
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Content-Range', `bytes */${file.bytes}`);
-      ctx.body = englishErrorEnvelope(new ApiError('bad_request', { detail: `range "${rangeHeader.slice(0, 100)}" is outside the file (${file.bytes} bytes)` }));
+      const asked = rangeHeader.slice(0, 100);
+      ctx.body = localizedErrorEnvelope(new ApiError('bad_request', { detail: { zh: `范围 "${asked}" 超出文件（${file.bytes} 字节）`, en: `range "${asked}" is outside the file (${file.bytes} bytes)` } }), ctx);
       return 'sent';
     }
     // A range asked for is answered 206 even when it spans the whole file (bytes=0-), as players expect.

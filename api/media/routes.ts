@@ -1,6 +1,6 @@
 // The media service's routes: thin handlers over the selector, library, access and file modules.
 import type { Context } from 'koa';
-import { ApiError, isApiError } from '../../shared/errors.ts';
+import { ApiError, isApiError, type Localized } from '../../shared/errors.ts';
 import { readBody } from '../http/body.ts';
 import { requestOrigin } from '../http/client-address.ts';
 import { pageFrame, type SiteAddresses } from '../http/page.ts';
@@ -20,10 +20,10 @@ import type { Category, Library } from './library.ts';
 import { loginPage, tokenPage } from './login-page.ts';
 import type { LibraryScanner } from './scanner.ts';
 import { parseSelection, SELECTORS, type Selection } from './selector.ts';
-import { ORIENTATION_FILTERS } from './orientation.ts';
+import { ORIENTATION_FILTERS, type OrientationFilter } from './orientation.ts';
 import { MEDIA_SCHEMAS } from './schemas.ts';
 import type { StickyPicks } from './sticky.ts';
-import type { MediaFile } from './types.ts';
+import type { MediaFile, MediaType } from './types.ts';
 
 export interface MediaRouteDeps {
   library: Library;
@@ -73,13 +73,18 @@ function describe(file: MediaFile, category: Category, url: string) {
 
 /** While the library is first indexed, what is not found yet may still come. */
 function stillIndexing(): ApiError {
-  return new ApiError('overloaded', { detail: 'the media library is still being indexed', retryAfter: INDEXING_RETRY_SECONDS });
+  return new ApiError('overloaded', { detail: { zh: '媒体库仍在建立索引', en: 'the media library is still being indexed' }, retryAfter: INDEXING_RETRY_SECONDS });
 }
 
 /** What the server may not read: a 500 no cache keeps (the scanner's log line names the error). */
-function unreadable(what: string): ApiError {
-  return new ApiError('internal_error', { detail: `${what} cannot be read on the server` });
+function unreadable(what: Localized): ApiError {
+  return new ApiError('internal_error', { detail: { zh: `服务器无法读取${what.zh}`, en: `${what.en} cannot be read on the server` } });
 }
+
+const THIS_FILE: Localized = { zh: '该文件', en: 'this file' };
+/** The words of a selection's type and filter in Chinese (the English ones are the values). */
+const TYPE_ZH: Record<MediaType, string> = { image: '图片', video: '视频' };
+const ORIENTATION_ZH: Record<OrientationFilter, string> = { landscape: '横向', portrait: '纵向' };
 
 /**
  * After a file was not sent: a changed one is read again (the caller picks another or answers
@@ -90,7 +95,7 @@ async function settleUnsent(deps: MediaRouteDeps, file: MediaFile, result: Exclu
     await deps.scanner.refreshFile(file.alias, file.name);
     return false;
   }
-  if (isTransient(result.failed)) throw new ApiError('overloaded', { detail: 'the server cannot open more files right now', retryAfter: 1 });
+  if (isTransient(result.failed)) throw new ApiError('overloaded', { detail: { zh: '服务器暂时无法打开更多文件', en: 'the server cannot open more files right now' }, retryAfter: 1 });
   deps.scanner.markUnreadable(file, result.failed);
   return true;
 }
@@ -100,11 +105,16 @@ function selectedCategory(library: Library, selection: Selection): Category {
   const category = library.category(selection.alias);
   const visible = category?.indexed === true && category.meta.private === selection.private;
   // A category never read whole has no known privacy either: any selector hears the same failure.
-  if (library.fault(selection.alias) && (visible || !category?.indexed)) throw unreadable('this category');
+  if (library.fault(selection.alias) && (visible || !category?.indexed)) throw unreadable({ zh: '该分类', en: 'this category' });
   if (visible) return category!;
   // Any other category answers the same while indexing, so the 503 does not tell private ones apart.
   if (library.indexing) throw stillIndexing();
-  throw new ApiError('category_not_found', { detail: `no ${selection.private ? 'private' : 'public'} category ${JSON.stringify(selection.alias.slice(0, 80))}` });
+  const name = JSON.stringify(selection.alias.slice(0, 80));
+  throw new ApiError('category_not_found', {
+    detail: selection.private
+      ? { zh: `没有名为 ${name} 的私有分类`, en: `no private category ${name}` }
+      : { zh: `没有名为 ${name} 的公开分类`, en: `no public category ${name}` },
+  });
 }
 
 async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Selection): Promise<void> {
@@ -123,9 +133,12 @@ async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Se
     kept = undefined;
     if (!file) {
       // Files are there but none can be read: the server's failure, not an empty category.
-      if (category.unreadable(selection.type) > 0) throw unreadable(`the ${selection.type}s of this category`);
-      const filter = selection.orientation ? `${selection.orientation} ` : '';
-      throw new ApiError('empty_category', { detail: `${selection.alias} has no ${filter}${selection.type}s` });
+      const typeZh = TYPE_ZH[selection.type];
+      if (category.unreadable(selection.type) > 0) throw unreadable({ zh: `该分类的${typeZh}`, en: `the ${selection.type}s of this category` });
+      const { orientation } = selection;
+      throw new ApiError('empty_category', {
+        detail: { zh: `${selection.alias} 中没有${orientation ? ORIENTATION_ZH[orientation] : ''}${typeZh}`, en: `${selection.alias} has no ${orientation ? `${orientation} ` : ''}${selection.type}s` },
+      });
     }
     if (key) sticky.remember(key, file.id);
     const url = permanentUrl(base, file, grant);
@@ -142,7 +155,9 @@ async function answerSelection(ctx: Context, deps: MediaRouteDeps, selection: Se
     if (sent === 'sent') return;
     lastUnreadable = await settleUnsent(deps, file, sent);
   }
-  throw lastUnreadable ? unreadable('the files picked') : new ApiError('overloaded', { detail: 'the category is changing on disk; try again' });
+  throw lastUnreadable
+    ? unreadable({ zh: '选中的文件', en: 'the files picked' })
+    : new ApiError('overloaded', { detail: { zh: '该分类正在磁盘上变动，请重试', en: 'the category is changing on disk; try again' } });
 }
 
 async function readSmallBody(ctx: Context): Promise<string> {
@@ -159,12 +174,12 @@ async function readLoginPassword(ctx: Context): Promise<string> {
     try {
       password = (JSON.parse(text) as { password?: unknown } | null)?.password;
     } catch {
-      throw new ApiError('bad_request', { detail: 'the body is not valid JSON' });
+      throw new ApiError('bad_request', { detail: { zh: '请求体不是有效的 JSON', en: 'the body is not valid JSON' } });
     }
   } else {
-    throw new ApiError('bad_request', { detail: 'send the password as a form field or as JSON {"password": "..."}' });
+    throw new ApiError('bad_request', { detail: { zh: '请以表单字段或 JSON {"password": "..."} 发送密码', en: 'send the password as a form field or as JSON {"password": "..."}' } });
   }
-  if (typeof password !== 'string' || !password) throw new ApiError('bad_request', { detail: 'password is missing' });
+  if (typeof password !== 'string' || !password) throw new ApiError('bad_request', { detail: { zh: '缺少密码', en: 'password is missing' } });
   return password;
 }
 
@@ -189,14 +204,14 @@ async function fileById(ctx: Context, deps: MediaRouteDeps, params: Params): Pro
   const category = file && library.category(file.alias);
   if (!file || !category || file.ext !== ext) {
     if (id && library.indexing) throw stillIndexing();
-    throw new ApiError('route_not_found', { detail: 'no media file at this address' });
+    throw new ApiError('route_not_found', { detail: { zh: '此地址没有媒体文件', en: 'no media file at this address' } });
   }
   if (category.meta.private) await access.require(ctx);
-  if (file.unreadable || library.fault(file.alias)) throw unreadable('this file');
+  if (file.unreadable || library.fault(file.alias)) throw unreadable(THIS_FILE);
   const sent = await sendMediaFile(ctx, file, library.pathOf(file), { cache: category.meta.private ? 'private' : 'public', ranges: true });
   if (sent === 'sent') return;
-  if (await settleUnsent(deps, file, sent)) throw unreadable('this file');
-  throw new ApiError('route_not_found', { detail: 'this file changed or was removed; ask for a new random file' });
+  if (await settleUnsent(deps, file, sent)) throw unreadable(THIS_FILE);
+  throw new ApiError('route_not_found', { detail: { zh: '该文件已更改或被删除，请重新随机获取一个文件', en: 'this file changed or was removed; ask for a new random file' } });
 }
 
 // Public categories, and the private ones too for a request with valid credentials.
@@ -216,7 +231,7 @@ async function login(ctx: Context, { library, access, settings, site }: MediaRou
     ctx.status = err.status;
     if (err.retryAfter !== undefined) ctx.set('Retry-After', String(Math.max(1, Math.ceil(err.retryAfter))));
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = loginPage(pageFrame(ctx, site, 'media'), err.code);
+    ctx.body = loginPage(pageFrame(ctx, site, 'media'), err);
     return;
   }
   const privateCategories = library.categories().filter((c) => c.meta.private).map(summarizeCategory);

@@ -35,7 +35,8 @@ const SAMPLE: Array<{ alias: string; meta: CategoryMeta; files: SampleFile[] }> 
   },
   {
     alias: 'clips',
-    meta: { name: 'Demo clips (header-only videos)', private: false },
+    // Placeholders (a picture size, no frames) on purpose: "header-only videos" read as broken files.
+    meta: { name: 'Demo clips (placeholder videos with no picture)', private: false },
     files: [{ kind: 'video', file: 'wide.mp4', width: 640, height: 360 }, { kind: 'video', file: 'tall.webm', width: 360, height: 640 }],
   },
   {

@@ -30,10 +30,10 @@ export function parseSelection(ctx: Context, params: Params): Selection | null {
   // Given at all, even empty: `?img=` names a selector without its alias.
   const given = (Object.keys(SELECTORS) as SelectorName[]).filter((name) => ctx.query[name] !== undefined);
   if (given.length === 0) return null;
-  if (given.length > 1) throw new ApiError('bad_request', { detail: `use one selector at a time (got ${given.join(', ')})` });
+  if (given.length > 1) throw new ApiError('bad_request', { detail: { zh: `一次只能使用一个选择器（收到 ${given.join(', ')}）`, en: `use one selector at a time (got ${given.join(', ')})` } });
   const selector = given[0];
   const alias = params[selector] as string | undefined;
-  if (!alias) throw new ApiError('bad_request', { detail: `${selector} needs a category alias` });
+  if (!alias) throw new ApiError('bad_request', { detail: { zh: `${selector} 需要一个分类别名`, en: `${selector} needs a category alias` } });
   const answer = params.format === 'json' ? 'json' : params.redirect ? 'redirect' : 'file';
   return { selector, alias, ...SELECTORS[selector], orientation: params.orientation as OrientationFilter | undefined, answer };
 }

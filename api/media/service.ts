@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../shared/log.ts';
 import { createHttpApp } from '../http/app.ts';
-import { englishErrorEnvelope } from '../http/envelope.ts';
+import { localizedErrorEnvelope } from '../http/envelope.ts';
 import type { Service, SharedDeps } from '../service.ts';
 import { PrivateAccess } from './access.ts';
 import type { MediaSettings } from './config.ts';
@@ -76,7 +76,7 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
   gaugeFrom('skinfarm_media_unsaved_calls', 'Media calls counted but not stored yet (Redis or DATA_DIR failing)', () => counter.unsaved());
   deps.readiness.add(libraryCheck(library));
 
-  const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: englishErrorEnvelope, readiness: deps.readiness, limiter: deps.limiter });
+  const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: localizedErrorEnvelope, readiness: deps.readiness, limiter: deps.limiter });
   const sticky = new StickyPicks(settings.stickySeconds, MAX_STICKY_CLIENTS);
   routes.mount(tableRouter(MEDIA_ROUTES, { library, scanner, access, counter, settings, sticky, version: VERSION, site: deps.config }, deps));
 

@@ -62,7 +62,7 @@ export async function requireAdmin(adminToken: string | null, limiter: RateLimit
   if (!adminToken) throw new ApiError('admin_disabled');
   // Cost 0: reads this address's failures without counting one.
   const failed = await limiter.check(AUTH_FAILURES, ctx.ip, Date.now(), 0);
-  if (failed.limited) throw limitedUntil(failed.resetAt, 'too many failed attempts from this address', rateLimitHeaders(failed));
+  if (failed.limited) throw limitedUntil(failed.resetAt, { zh: '此地址的失败尝试过多', en: 'too many failed attempts from this address' }, rateLimitHeaders(failed));
   const match = /^Bearer\s+(.+)$/i.exec(ctx.get('Authorization'));
   if (match && timingSafeEqual(digest(match[1].trim()), digest(adminToken))) return;
   await refuse(limiter, ctx, 'unauthorized');

@@ -64,17 +64,17 @@ export function detect(raw: string, options: DetectOptions = {}): TypedValue | n
 export function parseQuery(query: unknown, type: unknown, region: CountryCode = DEFAULT_REGION): TypedValue {
   const typeParam = type === undefined || type === null || type === '' ? 'auto' : type;
   if (typeof typeParam !== 'string' || (typeParam !== 'auto' && !isSearchType(typeParam))) {
-    throw new ApiError('invalid_type', { detail: `${String(typeParam).slice(0, 32)} (see /v1/types)` });
+    throw new ApiError('invalid_type', { detail: { zh: `${String(typeParam).slice(0, 32)}（见 /v1/types）`, en: `${String(typeParam).slice(0, 32)} (see /v1/types)` } });
   }
-  if (typeof query !== 'string' || !query.trim()) throw new ApiError('invalid_query', { detail: 'query is empty' });
-  if (query.length > 512) throw new ApiError('invalid_query', { detail: 'query is longer than 512 characters' });
+  if (typeof query !== 'string' || !query.trim()) throw new ApiError('invalid_query', { detail: { zh: '查询为空', en: 'query is empty' } });
+  if (query.length > 512) throw new ApiError('invalid_query', { detail: { zh: '查询超过 512 个字符', en: 'query is longer than 512 characters' } });
   if (typeParam === 'auto') {
     const detected = detect(query, { region });
-    if (!detected) throw new ApiError('invalid_query', { detail: 'no type matches this value' });
+    if (!detected) throw new ApiError('invalid_query', { detail: { zh: '没有类型与此值匹配', en: 'no type matches this value' } });
     return detected;
   }
   const value = normalise(typeParam, query, region);
-  if (value === null) throw new ApiError('invalid_query', { detail: `not a valid ${typeParam}` });
+  if (value === null) throw new ApiError('invalid_query', { detail: { zh: `不是有效的 ${typeParam}`, en: `not a valid ${typeParam}` } });
   return { type: typeParam, value };
 }
 

@@ -18,6 +18,8 @@ export interface SourceReport {
   /** Records returned, and matches in total when more matched than were returned. */
   records?: number;
   total?: number;
+  /** `total` is where counting stopped: at least that many matched. */
+  total_capped?: true;
   reason?: string;
   error?: string;
   raw?: unknown;
@@ -105,9 +107,10 @@ async function askSource(source: SearchSource, query: TypedValue, pass: PassRequ
       const reason = deadline.aborted ? 'the search deadline passed' : `over its time limit (${pass.sourceTimeoutMs} ms)`;
       return { report: { outcome: 'timed_out', duration_ms: elapsed(started), reason }, records: [] };
     }
-    const { records, raw, total } = answer.value;
+    const { records, raw, total, totalCapped } = answer.value;
     const report: SourceReport = { outcome: 'completed', duration_ms: elapsed(started), records: records.length, raw };
     if (total !== undefined && total > records.length) report.total = total;
+    if (totalCapped) report.total_capped = true;
     return { report, records };
   } catch (error) {
     const duration_ms = elapsed(started);

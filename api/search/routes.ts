@@ -45,8 +45,15 @@ async function search(ctx: Context, service: SearchService, params: Params): Pro
   // The query is checked before the key is counted: a malformed request costs no quota.
   const region = service.config.search.defaultRegion;
   const parsed = parseQuery(fields.query, fields.type, region);
-  const record = await useKey(service.keys, service.limiter, ctx, ctx.state.searchKey as string);
-  ctx.body = await service.search(parsed, record.id, assumedRegion(fields.query as string, parsed, region));
+  const key = ctx.state.searchKey as string;
+  // Refused before the key is counted: a search that never ran costs no quota.
+  const release = service.running.enter(key);
+  try {
+    const record = await useKey(service.keys, service.limiter, ctx, key);
+    ctx.body = await service.search(parsed, record.id, assumedRegion(fields.query as string, parsed, region));
+  } finally {
+    release();
+  }
 }
 
 const example = TYPE_INFO.find((t) => t.type === 'email')!.example;

@@ -27,7 +27,9 @@ export const SEARCH_SCHEMAS: Record<string, Schema> = {
   SourceOutcome: object({
     outcome: oneOfValues(['completed', 'failed', 'timed_out', 'skipped']), duration_ms: num,
     records: int(), reason: str(), raw: { description: 'the upstream\'s reply (players); absent where the records are the answer (local_index, the analysers)' },
-  }, ['records', 'reason', 'raw']),
+    total: int('matches in all, where more matched than were returned'),
+    total_capped: { const: true, description: 'present when counting stopped at `total` (a database counts up to 1,000): read "1000+"' },
+  }, ['records', 'reason', 'raw', 'total', 'total_capped']),
   SearchResult: object({
     ...success,
     timed_out: bool('the deadline passed; the answer holds what had arrived'),

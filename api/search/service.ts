@@ -20,6 +20,7 @@ import { phoneAnalyser } from './sources/analysers/phone.ts';
 import { LocalIndexSource } from './sources/local.ts';
 import { PlayersSource } from './sources/players.ts';
 import { PostgresSource } from './sources/postgres.ts';
+import { RunningSearches } from './running-searches.ts';
 import type { SearchSource } from './sources/source.ts';
 import type { TypedValue } from './types.ts';
 import { VERSION } from '../version.ts';
@@ -45,6 +46,8 @@ export class SearchService implements Service {
   readonly keys: KeyStore;
   readonly sources: SearchSource[];
   readonly app: Koa<AppState>;
+  /** Searches running per key (SEARCH_KEY_CONCURRENCY). */
+  readonly running: RunningSearches;
   private readonly local: LocalIndexSource | PostgresSource;
   private readonly audit: AuditSecret;
   private readonly startedAt = Date.now();
@@ -56,6 +59,7 @@ export class SearchService implements Service {
     this.keys = openKeyStore(deps.config.dataDir, deps.redis);
     this.local = local;
     this.audit = audit;
+    this.running = new RunningSearches(deps.config.search.keyConcurrency);
     this.sources = [
       local,
       new PlayersSource(deps),

@@ -28,10 +28,13 @@ export function splitExtension(segment: string): { base: string; format: ImageFo
   return match ? { base: segment.slice(0, match.index), format: match[1].toLowerCase() as ImageFormat } : { base: segment, format: null };
 }
 
-/** Before the parameters are read: takes the extension off the path's last segment (`name` or `size`). */
-export const extensionOf = (segment: 'name' | 'size'): Middleware => (ctx, next) => {
+/**
+ * Before the parameters are read: takes the extension off the path's last segment (`name` or
+ * `size`), read by `split` (a still's formats by default; turntables bring their own).
+ */
+export const extensionOf = (segment: 'name' | 'size', split: (segment: string) => { base: string; format: string | null } = splitExtension): Middleware => (ctx, next) => {
   const params = ctx.params as Record<string, string | undefined>;
-  const { base, format } = splitExtension(params[segment] ?? '');
+  const { base, format } = split(params[segment] ?? '');
   if (format) {
     params[segment] = base;
     ctx.state.extensionFormat = format;
@@ -40,9 +43,10 @@ export const extensionOf = (segment: 'name' | 'size'): Middleware => (ctx, next)
 };
 
 /** The format the request names (`format=`, the extension), or null; both naming different ones is bad_request. */
-export function explicitFormat(given: ImageFormat | undefined, extension: ImageFormat | null | undefined): ImageFormat | null {
+export function explicitFormat<F extends string>(given: F | undefined, extension: F | null | undefined): F | null {
   if (given && extension && given !== extension) {
-    throw new ApiError('bad_request', { detail: { zh: `format=${given} 与扩展名 .${extension} 不一致`, en: `format=${given} and the extension .${extension} disagree` } });
+    // The format, not the extension as written: a turntable's `.png` names apng.
+    throw new ApiError('bad_request', { detail: { zh: `format=${given} 与扩展名所指的 ${extension} 不一致`, en: `format=${given} and the extension, which names ${extension}, disagree` } });
   }
   return given ?? extension ?? null;
 }

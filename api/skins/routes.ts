@@ -190,7 +190,7 @@ export const SKINS_SECTIONS: readonly TableSection<SkinsParts>[] = [
 
 export const SKINS_TABLE: RouteTable = {
   service: 'skins',
-  description: 'Player lookup by name or UUID (official and external account services), PNG images, OAuth accounts. '
+  description: 'Player lookup by name or UUID (official and external account services, Bedrock players), images (PNG, WebP or AVIF; turntables as animated WebP, APNG or GIF), OAuth accounts. '
     + 'JSON answers use the envelope {code, success, message, data, timestamp}. Pages for people: / (landing), /status, /docs.',
   routes: SKINS_SECTIONS.flatMap((part) => part.routes),
   schemas: SKINS_SCHEMAS,

@@ -29,7 +29,7 @@ import { publicSkinDomain, TextureFetcher } from './textures.ts';
 import type { PlayerLookup } from './lookup.ts';
 import type { UpstreamBudgets } from './upstream/budget.ts';
 import { UpstreamClient } from './upstream/client.ts';
-import { farmCheck, upstreamCheck } from './readiness-checks.ts';
+import { farmCheck, imageLibraryCheck, upstreamCheck } from './readiness-checks.ts';
 import { SourceHealth } from './upstream/health.ts';
 import { VERSION } from '../version.ts';
 
@@ -86,7 +86,7 @@ export class SkinsService implements Service {
     const external = lookup.sources.external;
     this.externalInfo = new ExternalInfo(external, cache);
     this.textureHealth = new SourceHealth('textures', true);
-    const fetcher = new TextureFetcher(new UpstreamClient(this.textureHealth, clientOptions), () => this.textureHosts(), config.upstream.textureMaxBytes);
+    const fetcher = new TextureFetcher(new UpstreamClient(this.textureHealth, clientOptions), () => this.textureHosts(), config.upstream.textureMaxBytes, config.textureHosts === null);
     this.textures = new TextureStore(fetcher, cache);
     this.images = new ImageRenderer(this.textures, cache, () => this.farm, new RenderLock(deps.redis));
 
@@ -98,6 +98,7 @@ export class SkinsService implements Service {
     const { app, routes } = createHttpApp({ service: 'skins', log, config, formatError: errorEnvelope, readiness: deps.readiness, limiter: deps.limiter });
     this.app = app;
     deps.readiness.add(farmCheck(() => this.farm));
+    deps.readiness.add(imageLibraryCheck());
     const { official, bedrock } = lookup.sources;
     for (const health of [official.client.health, external.client.health, bedrock.client.health, this.textureHealth]) deps.readiness.add(upstreamCheck(health));
     const secure = config.publicUrl.startsWith('https:');

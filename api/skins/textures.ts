@@ -1,9 +1,10 @@
 // The textures property: decoding, and downloading texture files only from allow-listed hosts.
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { ApiError } from '../../shared/errors.ts';
 import { ownBytes } from '../../shared/own-bytes.ts';
 import type { RawProfile, TexturesPayload } from './types.ts';
 import type { UpstreamClient } from './upstream/client.ts';
+import { publicOnlyLookup } from './upstream/public-lookup.ts';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -97,11 +98,18 @@ export class TextureFetcher {
   private readonly client: UpstreamClient;
   private readonly allowedHosts: () => Promise<string[]>;
   private readonly maxBytes: number;
+  private readonly lookup: LookupFunction | undefined;
 
-  constructor(client: UpstreamClient, allowedHosts: () => Promise<string[]>, maxBytes: number) {
+  /**
+   * `publicOnly`: the allow-list came from an upstream (the external site's skinDomains), so a
+   * name on it is connected to only at public addresses (publicSkinDomain checks the name, this
+   * what it resolves to). The operator's TEXTURE_HOSTS may be internal.
+   */
+  constructor(client: UpstreamClient, allowedHosts: () => Promise<string[]>, maxBytes: number, publicOnly: boolean) {
     this.client = client;
     this.allowedHosts = allowedHosts;
     this.maxBytes = maxBytes;
+    this.lookup = publicOnly ? publicOnlyLookup() : undefined;
   }
 
   /** Downloads a texture PNG; URLs on other hosts are refused without a request. */
@@ -115,7 +123,7 @@ export class TextureFetcher {
     if (!hostAllowed(url, await this.allowedHosts())) {
       throw new ApiError('upstream_error', { detail: { zh: `材质主机不在允许列表中: ${url.hostname}`, en: `the texture host is not allowed: ${url.hostname}` } });
     }
-    const response = await this.client.download(url.href, this.maxBytes);
+    const response = await this.client.download(url.href, this.maxBytes, this.lookup);
     if (response.status !== 200) throw this.client.malformed(`texture status ${response.status}`);
     if (!response.body.subarray(0, 8).equals(PNG_SIGNATURE)) throw this.client.malformed('texture is not a PNG');
     return ownBytes(response.body);

@@ -176,7 +176,7 @@ async function httpLevel(url: string, queries: string[], instances: number, full
     for (let i = 0; i < instances; i++) {
       services.push(await launch({
         ...ON_FREE_PORTS, SERVICES: 'search', LOG_LEVEL: 'info', SEARCH_DATABASE_URL: url, SEARCH_ADMIN_TOKEN: admin, DATA_DIR: dataDir,
-        SEARCH_RATE_LIMIT: '1000000', OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false', SESSION_SECRET: 'bench-session-secret-0123456789',
+        SEARCH_RATE_LIMIT: '1000000', SEARCH_KEY_CONCURRENCY: '1000', OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false', SESSION_SECRET: 'bench-session-secret-0123456789',
       }, { timeoutMs: 600_000, dropLogs: true, onLine: echoErrors }));
     }
     const startMs = Math.round((performance.now() - started) / instances);

@@ -96,7 +96,7 @@ async function httpLevel(dataFile: string, queries: string[], redisUrl: string |
   // Info level as in production: the access and audit lines are part of the cost measured.
   const service = await launch({
     ...ON_FREE_PORTS, SERVICES: 'search', LOG_LEVEL: 'info',
-    SEARCH_DATA: dataFile, SEARCH_ADMIN_TOKEN: admin, SEARCH_RATE_LIMIT: '1000000', DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false',
+    SEARCH_DATA: dataFile, SEARCH_ADMIN_TOKEN: admin, SEARCH_RATE_LIMIT: '1000000', SEARCH_KEY_CONCURRENCY: '1000', DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false',
     SESSION_SECRET: 'bench-session-secret-0123456789', ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
   }, { timeoutMs: 600_000, dropLogs: true, onLine: echoErrors });
   const startupMs = Math.round(performance.now() - started);

@@ -97,8 +97,9 @@ function follow(doc: Json, pointer: string[]): { pointer: string[]; node: Json }
 }
 
 /** The documented answer to a request that matched no operation (described in info.description). */
-function unrouted(method: string, template: string | undefined): { name: string; what: string } {
-  if (method === 'options') return { name: 'Preflight', what: 'an OPTIONS preflight' };
+function unrouted(method: string, template: string | undefined, status: number): { name: string; what: string } {
+  // Preflights count in the `site` group: past its quota one is refused like any request.
+  if (method === 'options') return status === 429 ? { name: 'PreflightLimited', what: 'a preflight over its quota' } : { name: 'Preflight', what: 'an OPTIONS preflight' };
   if (template) return { name: 'MethodNotAllowed', what: `a method that ${template} does not list` };
   return { name: 'RouteNotFound', what: 'a path the document does not list for this service' };
 }
@@ -128,7 +129,7 @@ export async function checkAnswer(url: string, method: string, answer: Answer): 
     }
     pointer = ['paths', template!, opVerb, 'responses', status];
   } else {
-    const rule = unrouted(verb, template);
+    const rule = unrouted(verb, template, answer.status);
     pointer = ['components', 'responses', rule.name];
     const expected = follow(doc, pointer).node?.['x-status'];
     if (answer.status !== expected) throw new Error(`OpenAPI: ${request} is ${rule.what}, documented as ${expected}, but answered ${answer.status}`);

@@ -28,7 +28,7 @@ const CONNECT_TIMEOUT_MS = 5000;
 
 /** Lookups asked together at most (one statement): a search's cross pass asks up to ten at once. */
 const BATCH_MAX = 10;
-/** A value's rows are counted up to this many; more are reported as one more (`total` 1001: "1000+"). */
+/** A value's rows are counted up to this many: past it the answer says `total` 1000 and `total_capped`. */
 export const TOTAL_CAP = 1000;
 /** Values last seen with more rows than TOTAL_CAP, remembered at most (each is then looked up alone). */
 const FREQUENT_KEYS = 4096;
@@ -181,8 +181,9 @@ export class PostgresSource implements SearchSource {
       records.push({ source: this.id, kind: 'record', ref, fields: JSON.parse(row.body) as Record<string, unknown>, entities });
     }
     const total = Number(rows[0]?.total ?? 0);
-    if (total > TOTAL_CAP) this.remember(key);
-    return { records, total };
+    if (total <= TOTAL_CAP) return { records, total };
+    this.remember(key);
+    return { records, total: TOTAL_CAP, totalCapped: true };
   }
 
   /** A key seen with more rows than the cap; the oldest is forgotten past FREQUENT_KEYS. */

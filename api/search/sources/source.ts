@@ -24,6 +24,8 @@ export interface SourceAnswer {
   raw?: unknown;
   /** Matches in total when the answer was cut to the record limit. */
   total?: number;
+  /** The count stopped at `total`: at least that many matched (a database counts up to a cap). */
+  totalCapped?: boolean;
 }
 
 export interface SearchSource {

@@ -8,6 +8,7 @@ import { data, html, pretty } from '../../docs/fragments.ts';
 import { HEALTH_DOC, ROOT_DOC } from '../../docs/shared-routes.ts';
 import type { Sessions } from '../account/session.ts';
 import { VERSION } from '../../version.ts';
+import { imageLibrary } from '../readiness-checks.ts';
 import { RATE_GROUPS } from '../route-params.ts';
 import type { SkinsService } from '../service.ts';
 import { renderLanding } from './landing.ts';
@@ -30,8 +31,10 @@ async function statusPage(ctx: Context, { service }: PagesDeps): Promise<void> {
     uptimeMs: status.uptime_ms,
     responseMs: Number(process.hrtime.bigint() - started) / 1e6,
     cache: status.cache,
-    sources: status.sources,
+    // Texture downloads are a source too: images fail when their host does.
+    sources: { ...status.sources, textures: status.textures },
     render: service.farm ? { ...service.farm.stats(), ...service.farm.info(), ...service.farm.health() } : null,
+    imageLibrary: await imageLibrary(),
   });
 }
 

@@ -2,10 +2,10 @@
 // button asks /v1/status/probe (rate limited) from the browser.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import sharp from 'sharp';
 import { html, scriptValue, type Html } from '../../http/html.ts';
 import type { Lang } from '../../http/i18n.ts';
 import { page, type PageFrame } from '../../http/page.ts';
+import { ENCODERS, type Encoder, type ImageLibraryState } from '../readiness-checks.ts';
 
 // got does not export its package.json; read it next to the resolved entry point.
 const gotEntry = createRequire(import.meta.url).resolve('got');
@@ -19,10 +19,12 @@ export interface StatusPageData {
   sources: Record<string, { enabled: boolean; ok: boolean; last_error: string | null }>;
   /** The render farm (null when RENDER_WORKERS=0): whether it draws, and its counters. */
   render: RenderState | null;
+  /** sharp, and whether each encoder the answers use works here. */
+  imageLibrary: ImageLibraryState;
 }
 
 export interface RenderState {
-  state: 'ok' | 'degraded' | 'down'; detail: string; lastDrawnAt: string | null; failedInARow: number; lastError: string | null;
+  state: 'ok' | 'degraded' | 'down'; detail: string; pagesAlive: number; workers: number; lastDrawnAt: string | null; failedInARow: number; lastError: string | null;
   completed: number; failed: number; browserRestarts: number; watchdogRestarts: number; webglRenderer: string;
 }
 
@@ -34,7 +36,7 @@ const TEXT = {
     requestFailed: 'The request failed', cache: 'Cache', backend: 'Backend', entries: 'Entries', size: 'Size', hits: 'Hits',
     misses: 'Misses', stale: 'Served stale', entryPoints: 'Entry points', docs: 'documentation', home: 'home page',
     renderer: 'Renderer', state: 'State', degraded: 'degraded', down: 'cannot draw', off: 'off (RENDER_WORKERS=0): avatars and textures only',
-    lastRender: 'Last render', never: 'none yet', failedInARow: 'Failures in a row', jobs: 'Jobs drawn / failed', restarts: 'Browser restarts (watchdog)', webgl: 'WebGL',
+    pagesAlive: 'Pages alive', lastRender: 'Last render', never: 'none yet', failedInARow: 'Failures in a row', jobs: 'Jobs drawn / failed', restarts: 'Browser restarts (watchdog)', webgl: 'WebGL',
   },
   zh: {
     title: '状态', heading: 'Skinfarm 皮肤服务', unknown: '未知', ok: '正常', failing: '异常', disabled: '已停用', lastError: '最近错误',
@@ -43,7 +45,7 @@ const TEXT = {
     requestFailed: '请求失败', cache: '缓存', backend: '后端', entries: '条目', size: '大小', hits: '命中',
     misses: '未命中', stale: '过期后仍使用', entryPoints: '入口', docs: '文档', home: '首页',
     renderer: '渲染器', state: '状态', degraded: '降级', down: '无法渲染', off: '已关闭（RENDER_WORKERS=0）：仅头像与材质',
-    lastRender: '最近一次渲染', never: '尚无', failedInARow: '连续失败', jobs: '已完成 / 失败', restarts: '浏览器重启（看门狗）', webgl: 'WebGL',
+    pagesAlive: '存活页面', lastRender: '最近一次渲染', never: '尚无', failedInARow: '连续失败', jobs: '已完成 / 失败', restarts: '浏览器重启（看门狗）', webgl: 'WebGL',
   },
 } satisfies Record<Lang, Record<string, string>>;
 
@@ -65,12 +67,24 @@ function renderRows(render: RenderState | null, text: (typeof TEXT)[Lang], rows:
   const state = { ok: text.ok, degraded: text.degraded, down: text.down }[render.state];
   return rows([
     [text.state, html`<strong>${state}</strong> <small>(${render.detail})</small>`],
+    [text.pagesAlive, `${render.pagesAlive} / ${render.workers}`],
     [text.lastRender, render.lastDrawnAt ? html`<time datetime="${render.lastDrawnAt}">${render.lastDrawnAt}</time>` : text.never],
     [text.failedInARow, render.lastError ? html`${render.failedInARow} <small>(${text.lastError}: ${render.lastError})</small>` : render.failedInARow],
     [text.jobs, `${render.completed} / ${render.failed}`],
     [text.restarts, `${render.browserRestarts} (${render.watchdogRestarts})`],
     [text.webgl, render.webglRenderer],
   ]);
+}
+
+const ENCODER_NAMES: Record<Encoder, string> = { png: 'PNG', webp: 'WebP', avif: 'AVIF', gif: 'GIF' };
+
+/** sharp's versions, then each encoder as this process found it (a failing one with its reason). */
+function imageLibraryLine(library: ImageLibraryState, text: (typeof TEXT)[Lang]): Html {
+  const encoders = ENCODERS.map((e, i) => {
+    const problem = library.encoders[e];
+    return html`${i > 0 && ' · '}${problem === null ? `${ENCODER_NAMES[e]} ${text.ok}` : html`<strong>${ENCODER_NAMES[e]} ${text.failing}</strong> <small>(${problem})</small>`}`;
+  });
+  return html`sharp ${library.sharp} (libvips ${library.vips}): ${encoders}`;
 }
 
 export function renderStatusPage(frame: PageFrame, data: StatusPageData, now = new Date()): string {
@@ -84,7 +98,7 @@ export function renderStatusPage(frame: PageFrame, data: StatusPageData, now = n
 <div class="card"><h1>${text.heading}</h1>${table(rows([
     [text.version, data.version],
     [text.uptime, `${Math.round(data.uptimeMs / 1000)} s`],
-    [text.imageLibrary, `sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}) ${text.ok}`],
+    [text.imageLibrary, imageLibraryLine(data.imageLibrary, text)],
     [text.httpClient, `got ${GOT_VERSION} ${text.ok}`],
     [text.responseTime, html`<span id="response-time">${data.responseMs.toFixed(2)} ms</span>`],
     [text.serverTime, html`<time datetime="${now.toISOString()}">${now.toISOString()}</time> (${zone})`],

@@ -1,6 +1,7 @@
 // The got instance every upstream call goes through: timeout, a short retry for idempotent calls,
 // no redirects, and one mapping from transport outcomes to the spec's upstream errors.
 import got, { type Got, type Method, type Headers, type Progress, type Response } from 'got';
+import type { LookupFunction } from 'node:net';
 import type { RedisClientType } from '@redis/client';
 import type { Logger } from '../../../shared/log.ts';
 import { ApiError } from '../../../shared/errors.ts';
@@ -21,6 +22,8 @@ export interface UpstreamRequest {
   expect?: number[];
   /** The budget this call is taken from (e.g. "official.names"); none = unlimited. */
   family?: string;
+  /** Resolves the host instead of the system's lookup (public-lookup.ts: public addresses only). */
+  dnsLookup?: LookupFunction;
 }
 
 export interface UpstreamClientOptions {
@@ -90,8 +93,8 @@ export class UpstreamClient {
   }
 
   /** A binary download, cancelled as soon as it grows past `maxBytes`. */
-  async download(url: string, maxBytes: number): Promise<UpstreamResponse<Buffer>> {
-    return this.send(url, { headers: { accept: 'image/png' } }, 'buffer', maxBytes) as Promise<UpstreamResponse<Buffer>>;
+  async download(url: string, maxBytes: number, dnsLookup?: LookupFunction): Promise<UpstreamResponse<Buffer>> {
+    return this.send(url, { headers: { accept: 'image/png' }, dnsLookup }, 'buffer', maxBytes) as Promise<UpstreamResponse<Buffer>>;
   }
 
   async send(url: string, request: UpstreamRequest, responseType: 'text' | 'buffer', maxBytes = Infinity): Promise<UpstreamResponse<string | Buffer>> {
@@ -116,6 +119,7 @@ export class UpstreamClient {
         form: request.form,
         headers: request.headers,
         searchParams: request.searchParams,
+        dnsLookup: request.dnsLookup,
         responseType,
         signal: abort.signal,
       }) as Promise<Response<string | Uint8Array>> & { on: (event: 'downloadProgress', fn: (p: Progress) => void) => unknown };
