@@ -39,7 +39,8 @@ export interface Config {
   trustProxy: TrustProxy;
   /** What one request may take of a port (api/server.ts) and how request bodies are bounded (api/http/body.ts). */
   requests: { headersTimeoutMs: number; maxConnections: number; bodies: BodyLimits };
-  official: { enabled: boolean; apiUrl: string; servicesUrl: string; sessionUrl: string };
+  /** `textureUrl`: where a texture asked for by its id (images, /v1/skin) is downloaded from. */
+  official: { enabled: boolean; apiUrl: string; servicesUrl: string; sessionUrl: string; textureUrl: string };
   external: { enabled: boolean; url: string; yggdrasilUrl: string };
   /** GeyserMC's Global API, where its textures are, and the prefix Floodgate puts before gamertags. */
   bedrock: { enabled: boolean; apiUrl: string; textureUrl: string; namePrefix: string };
@@ -307,6 +308,7 @@ function readUpstreams(s: Settings): Pick<Config, 'official' | 'external' | 'bed
     apiUrl: s.read('OFFICIAL_API_URL', 'https://api.mojang.com', httpUrl, 'legacy name lookups'),
     servicesUrl: s.read('OFFICIAL_SERVICES_URL', 'https://api.minecraftservices.com', httpUrl, 'current name and bulk lookups'),
     sessionUrl: s.read('OFFICIAL_SESSION_URL', 'https://sessionserver.mojang.com', httpUrl, 'profiles with textures'),
+    textureUrl: s.read('OFFICIAL_TEXTURE_URL', 'https://textures.minecraft.net/texture', httpUrl, 'where a texture named by its id in place of a player (images, `/v1/skin/{id}`) is downloaded from (`{url}/{id}`); its host must be in the texture allow-list (`TEXTURE_HOSTS`)'),
   };
   const enabled = s.read('EXTERNAL_ENABLED', true, flag, 'the external source (`EXTERNAL_URL`); `false` switches it off');
   const url = s.read('EXTERNAL_URL', 'https://littleskin.cn', httpUrl, 'external site root (OAuth, user API, announcements)');

@@ -2,8 +2,11 @@
 import type { PoseName } from '../shared/skin-layout.ts';
 import type { NormalizedCape, NormalizedSkin } from './skin-normalize.ts';
 
-export const RENDER_KINDS = ['render', 'cube', 'head', 'body'] as const;
+export const RENDER_KINDS = ['render', 'cube', 'head', 'body', 'bust'] as const;
 export type RenderKind = (typeof RENDER_KINDS)[number];
+
+/** Per-limb angles in degrees (RenderJob.limbs). */
+export interface Limbs { headYaw: number; headPitch: number; armLeft: number; armRight: number; legLeft: number; legRight: number }
 
 /** How a figure is seen: shared by the image endpoints' options and the render jobs. */
 export interface ViewOptions {
@@ -23,14 +26,27 @@ export interface RenderJob extends ViewOptions {
   cape?: NormalizedCape | null;
   scale?: number;
   view?: 'front' | 'back';
-  /** `render` only; standing when absent. */
+  /** `render` and `bust`; standing when absent. */
   pose?: PoseName;
+  /**
+   * Degrees added to the pose's own angles of the head (yaw: towards the figure's left; pitch:
+   * down) and of each limb (swung forward); `render`, `bust` and `body`. Absent when all are 0.
+   */
+  limbs?: Limbs;
+  /**
+   * `render` and `bust`: the vertical field of view in degrees of a perspective camera (10-90),
+   * the figure framed as the orthographic view frames it; orthographic when absent or 0.
+   */
+  fov?: number;
   /**
    * `render` only: the frames of one turntable, drawn at these yaws (`yaw` is unused), in one
    * batch of their own; answered as one PNG per yaw (RenderFarm.renderFrames).
    */
   yaws?: number[];
-  /** `render` and `body`: the elytra from the cape texture instead of the cape (nothing when it has none). */
+  /**
+   * `render` and `body`: the elytra from the cape texture instead of the cape (nothing when that
+   * has no elytra art); without a cape texture, plain grey wings of the renderer's own.
+   */
   elytra?: boolean;
   /** Upside down, as the game draws Dinnerbone and Grumm (`render`, `body`, `head`, `cube`). */
   flip?: boolean;

@@ -149,8 +149,12 @@ test('two services share a path only under one shared description that names the
 });
 
 test('parameters carry defaults, ranges and enums; bodies, schemas and security are described', (t) => {
-  t.deepEqual(parameter('get', '/v1/render/{name}/{size}', 'yaw').schema, { type: 'number', minimum: -180, maximum: 180, default: 0 });
-  t.deepEqual(parameter('get', '/v1/render/{name}/{size}', 'pitch').schema, { type: 'number', minimum: -90, maximum: 90, default: 0 });
+  // The isometric view by default (issue #41); the bust is a front portrait.
+  t.deepEqual(parameter('get', '/v1/render/{name}/{size}', 'yaw').schema, { type: 'number', minimum: -180, maximum: 180, default: 35 });
+  t.deepEqual(parameter('get', '/v1/render/{name}/{size}', 'pitch').schema, { type: 'number', minimum: -90, maximum: 90, default: 30 });
+  t.is(parameter('get', '/v1/bust/{name}/{size}', 'yaw').schema.default, 0);
+  t.deepEqual(parameter('get', '/v1/render/{name}/{size}', 'fov').schema, { type: 'number', minimum: 0, maximum: 90, default: 0 });
+  t.deepEqual(parameter('get', '/v1/bust/{name}', 'model').schema.enum, ['classic', 'slim']);
   t.is(parameter('get', '/v1/head/{name}/{size}', 'yaw').schema.default, 35);
   t.like(parameter('get', '/v1/avatar/{name}', 'size'), { in: 'query', required: false, schema: { default: 128 } });
   t.like(parameter('get', '/v1/avatar/{name}/{size}', 'size'), { in: 'path', required: true, schema: { type: 'integer', minimum: 8, maximum: 512, default: 128 } });

@@ -31,7 +31,7 @@ const LAYERS: Layer[] = [
     name: 'shared by services', rank: 3,
     holds: [
       'api/service.ts', 'api/skins/upstreams.ts', 'api/skins/upstream/', 'api/skins/lookup.ts', 'api/skins/name-batcher.ts',
-      'api/skins/records.ts', 'api/skins/image-params.ts', 'api/skins/textures.ts', 'api/skins/types.ts', 'api/skins/validate.ts',
+      'api/skins/records.ts', 'api/skins/image-params.ts', 'api/skins/textures.ts', 'api/skins/texture-id.ts', 'api/skins/types.ts', 'api/skins/validate.ts',
     ],
   },
   { name: 'skins service', rank: 4, holds: ['api/skins/'] },

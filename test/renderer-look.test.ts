@@ -305,7 +305,7 @@ test('elytra: the wings from the cape texture where the cape was, in render and 
   const body = await render('elytra-body-frame', { kind: 'body', view: 'back', cape: both, elytra: true, size: 128 });
   const box = opaqueBox(body)!;
   t.true(box.x0 > 0 && box.x1 < body.width, `the wings within the body view: ${box.x0}-${box.x1}`);
-  // A cape texture without elytra art: no wings, and no cape either (the page has no art of its own).
+  // A cape texture without elytra art: no wings, and no cape either (the page's grey wings are for no cape texture at all).
   const capeOnly = await capeAndElytra(capeColour, null);
   const none = await farm.render({ kind: 'render', skin: classic, slim: false, size: 128, yaw: 180, pitch: 10, shadow: false, outer: false, bg: null });
   const bare = await farm.render({ kind: 'render', skin: classic, slim: false, size: 128, yaw: 180, pitch: 10, shadow: false, outer: false, bg: null, cape: capeOnly, elytra: true });

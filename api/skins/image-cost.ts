@@ -20,7 +20,14 @@ const cost = (megapixels: number, msPerMegapixel: number) => Math.max(1, Math.ce
 
 /** A still drawn as PNG, then encoded as `format` (WebP, AVIF) when that is asked for. */
 export function stillCost(o: Pick<ImageOptions, 'kind' | 'size'>, format: ImageFormat): number {
-  const pixels = pixelsOf(o);
+  return drawnCost(pixelsOf(o), format);
+}
+
+/**
+ * An image of `pixels` drawn as PNG and encoded as `format`: a cape image, a processed skin, a
+ * group (its figures' pixels together: one render each, then the whole encoded).
+ */
+export function drawnCost(pixels: number, format: ImageFormat): number {
   return cost(pixels / 1e6, DRAW_MS_PER_MEGAPIXEL + encodeMsPerMegapixel(format, pixels));
 }
 

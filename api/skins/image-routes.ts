@@ -1,10 +1,10 @@
-// Image routes: GET avatar/head/body/render/cube of a player, POST render of an uploaded skin.
+// Image routes: GET avatar/head/body/render/cube/bust of a player, POST render of an uploaded skin.
 import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { MAX_SKIN_BYTES } from '../../shared/skin-layout.ts';
 import { fileForm, formFile } from '../http/multipart.ts';
-import { asFormField, choice, inQuery, type Param, type Params } from '../http/params.ts';
+import { asFormField, type Param, type Params } from '../http/params.ts';
 import { clientKey } from '../http/rate-limit.ts';
 import { quotaGroup, type OperationDoc, type Route } from '../http/route-table.ts';
 import { images } from '../docs/fragments.ts';
@@ -73,9 +73,8 @@ async function renderUpload(ctx: Context, service: SkinsService, params: Params)
   sendPng(ctx, { png: drawn, type: CONTENT_TYPES[format], etag: imageEtag('upload', hash(file.buffer), cape ? hash(cape.buffer) : '-', model ?? 'guess', optionsKey(options), format), cache: 'MISS' });
 }
 
-// The form of an upload: the options of a render (the query may carry them too) and the model.
+// The form of an upload: the options of a render, the model among them (the query may carry them too).
 const uploadFields: Param[] = [
-  asFormField(inQuery('model', 'else guessed from the pixels', choice(['classic', 'slim']))),
   ...imageParams('render', 'query').slice(1).map(asFormField),
   asFormField(formatParam),
 ];
@@ -109,8 +108,8 @@ const upload = { limit: RATE_GROUPS.image, cacheControl: 'no-store', handle: ren
 const uploadBefore = (...first: Middleware[]) => () => [...first, uploadForm, formFieldsAsQuery];
 const sizeField = asFormField(sizeParam('query', 256));
 
-const WORK_NOTE = 'An image that is not cached also costs the client\'s work budget by its pixels and format (IMAGE_WORK_BUDGET, estimated CPU ms a minute; a 512 px AVIF costs over a hundred times a 64 px PNG): 429 past it, while cached images are still served.';
-const FORMAT_NOTE = 'PNG, WebP (lossless) or AVIF (lossless): by `format=` or an extension on the last segment (`/256.webp`, or `/{name}.webp` without a size), the two agreeing; by `Accept` only where the operator turns IMAGE_FORMAT_FROM_ACCEPT on (then `Vary: Accept`).';
+export const WORK_NOTE = 'An image that is not cached also costs the client\'s work budget by its pixels and format (IMAGE_WORK_BUDGET, estimated CPU ms a minute; a 512 px AVIF costs over a hundred times a 64 px PNG): 429 past it, while cached images are still served.';
+export const FORMAT_NOTE = 'PNG, WebP (lossless) or AVIF (lossless): by `format=` or an extension on the last segment (`/256.webp`, or `/{name}.webp` without a size), the two agreeing; by `Accept` only where the operator turns IMAGE_FORMAT_FROM_ACCEPT on (then `Vary: Accept`).';
 
 function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
   const route = (sizeIn: 'path' | 'query'): Route<SkinsService> => ({

@@ -34,12 +34,13 @@ interface Subject { skinUrl: string | null; skinKey: string; slim: boolean; cape
 /** The names the game draws upside down: exactly these, case and all (LivingEntityRenderer.isEntityUpsideDown). */
 const UPSIDE_DOWN = new Set(['Dinnerbone', 'Grumm']);
 
-function subjectOf(profile: RawProfile): Subject {
+/** What is drawn for a profile: on its own model unless the request names one (`model`). */
+function subjectOf(profile: RawProfile, model: ImageOptions['model']): Subject {
   const { skin } = readTextures(profile);
   return {
     skinUrl: skin.skinUrl,
     skinKey: skin.skinHash ?? `default-${skin.defaultSkin}`,
-    slim: skin.slim,
+    slim: model ? model === 'slim' : skin.slim,
     capeUrl: skin.capeUrl,
     capeKey: skin.capeHash ?? '-',
     defaultName: skin.defaultSkin,
@@ -48,11 +49,12 @@ function subjectOf(profile: RawProfile): Subject {
 }
 
 /**
- * The options as this subject is drawn: flipped only for the upside-down names, nothing on the
- * back without a cape. Options that draw the same pixels then share one key and one image.
+ * The options as this subject is drawn: flipped only for the upside-down names; without a cape
+ * no cape (nothing on the back), but the elytra stays: the renderer draws grey wings of its own.
+ * Options that draw the same pixels then share one key and one image.
  */
 function asDrawn(subject: Subject, o: ImageOptions): ImageOptions {
-  return { ...o, flip: o.flip && subject.upsideDown, equip: subject.capeUrl ? o.equip : 'none' };
+  return { ...o, flip: o.flip && subject.upsideDown, equip: subject.capeUrl || o.equip === 'elytra' ? o.equip : 'none' };
 }
 
 const withCapeFor = (o: ImageOptions) => (o.kind === 'render' || o.kind === 'body') && o.equip !== 'none';
@@ -65,9 +67,14 @@ const texturesKey = (subject: Subject, withCape: boolean) => `${subject.skinKey}
  * the format (PNG's keys are those of before formats).
  */
 function imageKey(subject: Subject, options: ImageOptions, format: ImageFormat): string {
-  const key = `${optionsKey(options)}|${texturesKey(subject, withCapeFor(options))}`;
-  return format === 'png' ? key : `${key}|${format}`;
+  return inFormat(`${optionsKey(options)}|${texturesKey(subject, withCapeFor(options))}`, format);
 }
+
+/** The key of an image in `format` from its PNG's key: the PNG's is the key itself (as before formats). */
+const inFormat = (pngKey: string, format: ImageFormat) => (format === 'png' ? pngKey : `${pngKey}|${format}`);
+
+/** What else an image reply may take: `admit` (see reply) and a download's file name. */
+export interface ReplyExtras { admit?: () => Promise<void>; download?: string | null }
 
 export class ImageRenderer {
   private readonly textures: TextureStore;
@@ -97,15 +104,32 @@ export class ImageRenderer {
    * Its drawing and encoding are the requesting client's (its rate-limit key): jobs carry it.
    */
   async reply(ctx: Context, profile: RawProfile, asked: ImageOptions, format: ImageFormat, admit?: () => Promise<void>): Promise<void> {
-    const subject = subjectOf(profile);
+    const subject = subjectOf(profile, asked.model);
     const options = asDrawn(subject, asked);
-    const key = imageKey(subject, options, format);
+    await this.replyDrawn(ctx, imageKey(subject, options, 'png'), format, (client) => this.drawSubject(subject, options, client), { admit });
+  }
+
+  /**
+   * Answers an image whose PNG `draw` makes for a client, keyed by `pngKey` (what decides its
+   * pixels): the ETag from the key and the format, a 304 before anything is drawn, the render
+   * cache (one drawing per key across requests and instances), another format encoded from the
+   * cached PNG. reply() and the images of capes, processed skins and groups all answer here.
+   */
+  async replyDrawn(ctx: Context, pngKey: string, format: ImageFormat, draw: (client: string) => Promise<Buffer>, { admit, download }: ReplyExtras = {}): Promise<void> {
+    const key = inFormat(pngKey, format);
     const etag = imageEtag(key);
     if (notModified(ctx, etag)) return;
     const client = clientKey(ctx.ip);
-    const png = async () => (await this.renders.get(imageKey(subject, options, 'png'), () => this.drawSubject(subject, options, client))).value;
-    const { value, cache } = await this.renders.get(key, async () => (format === 'png' ? this.drawSubject(subject, options, client) : encodeImage(asBuffer(await png()), format, client)), { admit });
-    sendPng(ctx, { png: asBuffer(value), type: CONTENT_TYPES[format], etag, cache });
+    const png = async () => (await this.renders.get(pngKey, () => draw(client))).value;
+    const { value, cache } = await this.renders.get(key, async () => (format === 'png' ? draw(client) : encodeImage(asBuffer(await png()), format, client)), { admit });
+    sendPng(ctx, { png: asBuffer(value), type: CONTENT_TYPES[format], etag, cache, download });
+  }
+
+  /** A player's image as PNG through the render cache, for `client` (the figures of a group). */
+  async renderPng(profile: RawProfile, asked: ImageOptions, client: string): Promise<Buffer> {
+    const subject = subjectOf(profile, asked.model);
+    const options = asDrawn(subject, asked);
+    return asBuffer((await this.renders.get(imageKey(subject, options, 'png'), () => this.drawSubject(subject, options, client))).value);
   }
 
   private async drawSubject(subject: Subject, options: ImageOptions, client: string): Promise<Buffer> {
@@ -118,7 +142,7 @@ export class ImageRenderer {
    * cache, its own key), its frames drawn as one farm job (RenderFarm.renderFrames).
    */
   async replyTurntable(ctx: Context, profile: RawProfile, asked: TurntableOptions, admit?: () => Promise<void>): Promise<void> {
-    const subject = subjectOf(profile);
+    const subject = subjectOf(profile, asked.still.model);
     const options = { ...asked, still: asDrawn(subject, asked.still) };
     const key = `${turntableKey(options)}|${texturesKey(subject, withCapeFor(options.still))}`;
     const etag = imageEtag(key);
@@ -147,7 +171,7 @@ export class ImageRenderer {
 
   /** The render key and ETag of a player's image, for a fast path that answers without reply(). */
   tagOf(profile: RawProfile, options: ImageOptions, format: ImageFormat): { key: string; etag: string } {
-    const subject = subjectOf(profile);
+    const subject = subjectOf(profile, options.model);
     const key = imageKey(subject, asDrawn(subject, options), format);
     return { key, etag: imageEtag(key) };
   }
@@ -169,14 +193,20 @@ export class ImageRenderer {
     return format === 'png' ? png : encodeImage(png, format, client);
   }
 
-  private skin(url: string, hash: string): Promise<NormalizedSkin> {
+  /** A skin as the renderer draws it (renderer/skin-normalize.ts), decoded once per hash. */
+  skin(url: string, hash: string): Promise<NormalizedSkin> {
     return this.decode(this.decodedSkins, url, hash, normalizeSkin);
+  }
+
+  /** A cape texture as the renderer reads it, decoded once per hash. */
+  cape(url: string, hash: string): Promise<NormalizedCape> {
+    return this.decode(this.decodedCapes, url, hash, normalizeCape);
   }
 
   private async capeOrNull(url: string, hash: string): Promise<NormalizedCape | null> {
     // A broken cape must not cost the whole render: draw without it.
     try {
-      return await this.decode(this.decodedCapes, url, hash, normalizeCape);
+      return await this.cape(url, hash);
     } catch {
       return null;
     }
@@ -217,7 +247,7 @@ function renderJob(o: ImageOptions, skin: NormalizedSkin, slim: boolean, cape: N
   if (o.kind === 'avatar') throw new Error('avatars are not drawn by the farm');
   return {
     kind: o.kind, skin, slim, cape, size: o.size, yaw: o.yaw, pitch: o.pitch, shadow: o.shadow, outer: o.outer, bg: o.bg,
-    scale: o.scale ?? undefined, view: o.view, pose: o.kind === 'render' ? o.pose : undefined,
-    elytra: o.equip === 'elytra', flip: o.flip, client,
+    scale: o.scale ?? undefined, view: o.view, pose: o.kind === 'render' || o.kind === 'bust' ? o.pose : undefined,
+    elytra: o.equip === 'elytra', flip: o.flip, fov: o.fov || undefined, limbs: o.limbs ?? undefined, client,
   };
 }

@@ -2,6 +2,7 @@
 // negative), one upstream call per key at a time, and the `source=auto` rule: official first,
 // external when official says the player does not exist, or when official fails and external
 // knows the player; a Floodgate UUID or a name with the Bedrock prefix goes to bedrock alone.
+// A texture id asks no source at all: its profile is made here (texture-id.ts).
 import { ApiError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Cache, CacheNamespace } from '../cache.ts';
@@ -11,7 +12,8 @@ import { NameBatcher } from './name-batcher.ts';
 import type { BedrockSource } from './upstream/bedrock.ts';
 import { EXTERNAL_BULK_LIMIT, type ExternalSource } from './upstream/external.ts';
 import { OFFICIAL_BULK_LIMIT, type OfficialSource } from './upstream/official.ts';
-import { parsePlayerQuery, validName } from './validate.ts';
+import { TextureProfiles } from './texture-id.ts';
+import { parseSubjectQuery, validName } from './validate.ts';
 
 export type Source = OfficialSource | ExternalSource | BedrockSource;
 
@@ -83,6 +85,8 @@ export interface LookupOptions {
    * request's client one uncached lookup (upstream/budget.ts). A cached or joined lookup costs nothing.
    */
   admit?: (family: string) => Promise<void>;
+  /** OFFICIAL_TEXTURE_URL: where a texture asked for by its id is downloaded from (`{url}/{id}`). */
+  officialTextureUrl: string;
 }
 
 export class PlayerLookup {
@@ -92,10 +96,12 @@ export class PlayerLookup {
   private readonly profiles: ReadThrough<Cached<RawProfile>>;
   private readonly log: Logger;
   private readonly charge: ((family: string) => Promise<void>) | undefined;
+  private readonly textureIds: TextureProfiles;
 
   constructor(sources: Sources, cache: Cache, log: Logger, options: LookupOptions) {
     this.sources = sources;
     this.charge = options.admit;
+    this.textureIds = new TextureProfiles(options.officialTextureUrl);
     this.batchers = {
       official: new NameBatcher(sources.official, options.nameBatchMs, OFFICIAL_BULK_LIMIT),
       external: new NameBatcher(sources.external, options.nameBatchMs, EXTERNAL_BULK_LIMIT),
@@ -137,9 +143,14 @@ export class PlayerLookup {
       this.profiles.get(`${source.id}:${uuid}`, () => source.profile(uuid), this.admit(source.id, 'profiles')));
   }
 
-  /** The profile of a name or UUID as typed by a client, with the source that answered. */
+  /**
+   * The profile of a name, UUID or texture id as typed by a client, with the source that answered.
+   * A texture id is no player: it asks no source (whatever `source` says) and costs no budget.
+   * The JSON lookups take players only (their `{name}` is route-params.ts playerPath).
+   */
   async find(input: string | undefined, param: SourceParam): Promise<Resolved<RawProfile>> {
-    const query = parsePlayerQuery(input);
+    const query = parseSubjectQuery(input);
+    if (query.kind === 'texture') return { value: this.textureIds.profile(query.id), source: 'official', cache: 'HIT' };
     if (query.kind === 'uuid') return this.profile(query.uuid, param);
     const hit = await this.resolveName(query.name, param);
     const profile = await this.profile(hit.value.id, hit.value.source);
@@ -153,7 +164,8 @@ export class PlayerLookup {
    */
   peek(input: string, param: SourceParam, read: CacheNamespace<unknown>[]): RawProfile | undefined {
     try {
-      const query = parsePlayerQuery(input);
+      const query = parseSubjectQuery(input);
+      if (query.kind === 'texture') return this.textureIds.profile(query.id);
       if (query.kind === 'uuid') return this.peekFirst(this.sources.forUuid(query.uuid, param), this.profiles, query.uuid, read);
       const named = this.sources.forName(query.name, param);
       const hit = this.peekFirst(named, this.names, query.name.toLowerCase(), read);

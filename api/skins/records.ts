@@ -91,6 +91,7 @@ export function imageLinks(publicUrl: string, uuid: string, source: SourceId) {
       options: RENDER_OPTIONS_INFO,
     },
     cube: { url: at(`cube/${uuid}/256${q}`), sizeable: at(`cube/${uuid}/{size}${q}`) },
+    bust: { url: at(`bust/${uuid}/256${q}`), sizeable: at(`bust/${uuid}/{size}${q}`) },
     turntable: { url: at(`turntable/${uuid}/128${q}`), sizeable: at(`turntable/${uuid}/{size}${q}`) },
     skin: { url: at(`skin/${uuid}${q}`), download: at(`skin/${uuid}${q}${amp}download=1`) },
     cape: { url: at(`cape/${uuid}${q}`), download: at(`cape/${uuid}${q}${amp}download=1`) },

@@ -6,7 +6,7 @@ import { inPath, inQuery, text, type Params } from '../http/params.ts';
 import { clientKey } from '../http/rate-limit.ts';
 import { asLookupClient } from './upstream/budget.ts';
 import { SOURCE_IDS } from './types.ts';
-import { parseSource } from './validate.ts';
+import { parsePlayerQuery, parseSource } from './validate.ts';
 
 export const RATE_GROUPS = {
   normal: { name: 'normal', limit: 120 },
@@ -27,7 +27,14 @@ export const RATE_GROUPS = {
 
 export const source = inQuery('source', 'auto asks official first, then external; a Floodgate UUID (top 64 bits zero) or a name with the Bedrock prefix (`.` by default) asks bedrock alone',
   { type: 'string', enum: ['auto', ...SOURCE_IDS], default: 'auto' }, { read: parseSource });
-export const namePath = inPath('name', 'player name or UUID (dashes optional)', text, { example: (docs) => docs.demoPlayer });
+/** `{name}` of the images and raw textures: a player, or a texture by its id (lookup.ts find). */
+export const namePath = inPath('name', 'player name, UUID (dashes optional), or a texture id: the 60-64 hex digits that end a skin address of textures.minecraft.net (drawn with the classic model, no cape; asks no player source)',
+  text, { example: (docs) => docs.demoPlayer });
+/** `{name}` of the JSON lookups: players only; a texture id is invalid_name. */
+export const playerPath = inPath('name', 'player name or UUID (dashes optional)', text, { example: (docs) => docs.demoPlayer, read: (raw) => {
+  parsePlayerQuery(raw);
+  return raw;
+} });
 
 /**
  * A handler whose uncached upstream lookups (the player an image is of, too) are charged to the
@@ -36,4 +43,6 @@ export const namePath = inPath('name', 'player name or UUID (dashes optional)', 
 export const charged = <S>(handle: (ctx: Context, service: S, params: Params) => Promise<void>) =>
   (ctx: Context, service: S, params: Params): Promise<void> => asLookupClient(clientKey(ctx.ip), () => handle(ctx, service, params));
 
-export const LOOKUP_ERRORS = ['invalid_name', 'invalid_uuid', 'bad_source', 'not_found', 'upstream_error', 'upstream_busy', 'upstream_timeout'] as const;
+export const PLAYER_LOOKUP_ERRORS = ['invalid_name', 'invalid_uuid', 'bad_source', 'not_found', 'upstream_error', 'upstream_busy', 'upstream_timeout'] as const;
+/** The errors of namePath: a texture id the texture host does not have is no_texture. */
+export const LOOKUP_ERRORS = [...PLAYER_LOOKUP_ERRORS, 'no_texture'] as const;

@@ -49,6 +49,7 @@ export const SKINS_SCHEMAS: Record<string, Schema> = {
     body: sized(['url']),
     render: sized(['url'], { options: { type: 'object', description: 'default and range of each render option' } }),
     cube: sized(['url']),
+    bust: sized(['url']),
     turntable: sized(['url']),
     skin: object({ url: uri, download: uri }),
     cape: object({ url: uri, download: uri }),

@@ -123,7 +123,10 @@ export class TextureFetcher {
     if (!hostAllowed(url, await this.allowedHosts())) {
       throw new ApiError('upstream_error', { detail: { zh: `材质主机不在允许列表中: ${url.hostname}`, en: `the texture host is not allowed: ${url.hostname}` } });
     }
-    const response = await this.client.download(url.href, this.maxBytes, this.lookup);
+    // A 404 is the host's answer that no such file exists (a texture id anyone may type): no
+    // fault of the host, so neither its health nor a 502.
+    const response = await this.client.download(url.href, this.maxBytes, this.lookup, [404]);
+    if (response.status === 404) throw new ApiError('no_texture', { detail: { zh: '材质主机没有这个文件', en: 'the texture host has no such file' } });
     if (response.status !== 200) throw this.client.malformed(`texture status ${response.status}`);
     if (!response.body.subarray(0, 8).equals(PNG_SIGNATURE)) throw this.client.malformed('texture is not a PNG');
     return ownBytes(response.body);

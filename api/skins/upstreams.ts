@@ -35,6 +35,6 @@ export function createUpstreams(config: Config, cache: Cache, redis: RedisClient
   const enabled = { official: config.official.enabled, external: config.external.enabled, bedrock: config.bedrock.enabled };
   const sources = new Sources(official, external, bedrock, enabled);
   const { nameBatchMs, errorTtlMs, staleWaitMs } = config.upstream;
-  const lookup = new PlayerLookup(sources, cache, log, { nameBatchMs, errorTtlMs, staleWaitMs, admit: (family) => budgets.charge(family) });
+  const lookup = new PlayerLookup(sources, cache, log, { nameBatchMs, errorTtlMs, staleWaitMs, admit: (family) => budgets.charge(family), officialTextureUrl: config.official.textureUrl });
   return { lookup, budgets, clientOptions };
 }

@@ -9,7 +9,7 @@ import { LAYOUT, TEXTURE_BYTES } from './page-settings.js';
 import { finishTile } from './edges.js';
 import { unpackTexels } from './texels.js';
 /** @import { PageAnswer, PageApi, PartLayout } from './api.ts' */
-/** @import { PageJob, PageTexels, PageTexture } from '../jobs.ts' */
+/** @import { Limbs, PageJob, PageTexels, PageTexture } from '../jobs.ts' */
 /** @import { BoxSize, FaceName, PartName, PartPose, PoseName, Rect } from '../../shared/skin-layout.ts' */
 /** @typedef {[number, number, number]} Vec3 */
 /** @typedef {PartLayout & { at: Vec3, inflate: number }} Part A part as the model places it. */
@@ -169,17 +169,36 @@ function parts(slim) {
 /** @type {(list: Vec3) => Vec3} */
 const degrees = (list) => /** @type {Vec3} */ (list.map((d) => THREE.MathUtils.degToRad(d)));
 
+// The standing figure's middle: a pose's `turn` turns the whole figure about it.
+const MIDDLE = 16;
+
+// Which angle of which part each of a job's limb angles adds to, and with what sign: the head's
+// pitch and yaw are the pose's x and y as they are; limbs swing forward, which is negative x.
+/** @type {Record<keyof Limbs, [PartName, 0 | 1, 1 | -1]>} */
+const LIMB_ANGLES = { headYaw: ['head', 1, 1], headPitch: ['head', 0, 1], armLeft: ['leftArm', 0, -1], armRight: ['rightArm', 0, -1], legLeft: ['leftLeg', 0, -1], legRight: ['rightLeg', 0, -1] };
+
 /**
- * Where a part of a posed figure goes: about its joint, then moved; the figure lowered.
+ * Where a part of a posed figure goes: about its joint (the pose's angles plus the job's limb
+ * angles), then moved; the whole figure turned about its middle, then lowered.
  * @param {PoseName} pose
  * @param {PartName} name
+ * @param {Limbs} [limbs]
  */
-function poseMatrix(pose, name) {
+function poseMatrix(pose, name, limbs) {
   const { rotate = [0, 0, 0], move = [0, 0, 0] } = LAYOUT.poses[pose].parts[name] ?? /** @type {PartPose} */ ({});
+  /** @type {Vec3} */
+  const angles = [...rotate];
+  if (limbs) for (const [limb, [part, axis, sign]] of Object.entries(LIMB_ANGLES)) if (part === name) angles[axis] += sign * limbs[/** @type {keyof Limbs} */ (limb)];
   const pivot = new THREE.Vector3(...PIVOT[name]);
-  const lower = LAYOUT.poses[pose].lower ?? 0;
-  return new THREE.Matrix4().makeTranslation(pivot.x + move[0], pivot.y + move[1] - lower, pivot.z + move[2])
-    .multiply(new THREE.Matrix4().makeRotationFromEuler(new THREE.Euler(...degrees(rotate), 'ZYX')))
+  const { lower = 0, turn } = LAYOUT.poses[pose];
+  const figureMatrix = new THREE.Matrix4().makeTranslation(0, -lower, 0);
+  if (turn) {
+    figureMatrix.multiply(new THREE.Matrix4().makeTranslation(0, MIDDLE, 0))
+      .multiply(new THREE.Matrix4().makeRotationFromEuler(new THREE.Euler(...degrees(turn), 'ZYX')))
+      .multiply(new THREE.Matrix4().makeTranslation(0, -MIDDLE, 0));
+  }
+  return figureMatrix.multiply(new THREE.Matrix4().makeTranslation(pivot.x + move[0], pivot.y + move[1], pivot.z + move[2]))
+    .multiply(new THREE.Matrix4().makeRotationFromEuler(new THREE.Euler(...degrees(angles), 'ZYX')))
     .multiply(new THREE.Matrix4().makeTranslation(-pivot.x, -pivot.y, -pivot.z));
 }
 
@@ -188,9 +207,10 @@ function poseMatrix(pose, name) {
  * @param {PoseName} pose
  * @param {PartName} name
  * @param {Part} p
+ * @param {Limbs} [limbs]
  */
-function partMatrix(pose, name, p) {
-  return poseMatrix(pose, name).multiply(new THREE.Matrix4().makeTranslation(...p.at));
+function partMatrix(pose, name, p, limbs) {
+  return poseMatrix(pose, name, limbs).multiply(new THREE.Matrix4().makeTranslation(...p.at));
 }
 
 // The cape hangs from the top of the body's back (its inside touching the body, as in the game),
@@ -263,7 +283,17 @@ function cached(key, build) {
  * @param {number} height
  */
 function rgbaTexture(texels, width, height) {
-  const texture = new THREE.DataTexture(unpackTexels(texels, new Uint8Array(width * height * 4)), width, height, THREE.RGBAFormat);
+  return texelTexture(unpackTexels(texels, new Uint8Array(width * height * 4)), width, height);
+}
+
+/**
+ * A texture of RGBA bytes drawn texel by texel, as the skin says (no filtering, no colour space).
+ * @param {Uint8Array} data
+ * @param {number} width
+ * @param {number} height
+ */
+function texelTexture(data, width, height) {
+  const texture = new THREE.DataTexture(data, width, height, THREE.RGBAFormat);
   texture.magFilter = THREE.NearestFilter;
   texture.minFilter = THREE.NearestFilter;
   texture.generateMipmaps = false;
@@ -304,14 +334,47 @@ function blankIn(texture, thing) {
   return blank;
 }
 
+/** @type {THREE.DataTexture | null} */
+let greyWings = null;
+/**
+ * Wings for a player without a cape texture, where the game shows its default elytra: our own
+ * art, plain grey feathers (lighter slanting rows, a darker rim), on the elytra's rectangles of a
+ * 64x32 cape texture. Made once; neither a player's texture nor counted among them.
+ */
+function greyElytra() {
+  if (!greyWings) {
+    const data = new Uint8Array(64 * 32 * 4);
+    for (const r of Object.values(LAYOUT.elytra.faces)) {
+      for (let y = r.y; y < r.y + r.h; y += 1) {
+        for (let x = r.x; x < r.x + r.w; x += 1) {
+          const rim = x === r.x || y === r.y || x === r.x + r.w - 1 || y === r.y + r.h - 1;
+          const grey = rim ? 96 : (x + y) % 3 === 0 ? 168 : 144;
+          data.set([grey, grey, grey, 255], (y * 64 + x) * 4);
+        }
+      }
+    }
+    greyWings = texelTexture(data, 64, 32);
+  }
+  return greyWings;
+}
+
 // The shadow's visible ellipse (the gradient reaches zero at the plane's inscribed ellipse).
 const SHADOW = { w: 18, d: 11 };
+/**
+ * A pose's shadow: the standing one's, or its own where the figure covers more ground (lying).
+ * @param {PoseName} pose
+ */
+function shadowSize(pose) {
+  const own = LAYOUT.poses[pose].shadow;
+  return own ? { w: own[0], d: own[1] } : SHADOW;
+}
 
-// One soft shadow for every job: a new geometry and material per job would leak GPU buffers
-// (nothing disposes them) and cost an upload each time.
+// One soft shadow for every job, stretched to the pose's: a new geometry and material per job
+// would leak GPU buffers (nothing disposes them) and cost an upload each time.
 /** @type {THREE.Mesh | null} */
 let shadow = null;
-function shadowMesh() {
+/** @param {PoseName} pose */
+function shadowMesh(pose) {
   if (!shadow) {
     const c = document.createElement('canvas');
     c.width = c.height = 64;
@@ -332,6 +395,9 @@ function shadowMesh() {
     mesh.renderOrder = -1;
     shadow = mesh;
   }
+  // The plane is turned flat: its own y runs along the ground's z.
+  const { w, d } = shadowSize(pose);
+  shadow.scale.set(w / SHADOW.w, d / SHADOW.d, 1);
   return shadow;
 }
 
@@ -388,26 +454,40 @@ function mergeBoxes(boxes, twoSided = false) {
 const HEAD_ONLY = ['head'];
 /** @type {PartName[]} */
 const WHOLE = ['head', 'body', 'rightArm', 'leftArm', 'rightLeg', 'leftLeg'];
+/** The head and the upper body to the waist: no legs. @type {PartName[]} */
+const BUST = ['head', 'body', 'rightArm', 'leftArm'];
+
+// Geometries of a job's limb angles: any angle may come, so they are not cached; buildScene
+// disposes them when it builds the next job (the draws that use them have been issued by then).
+/** @type {THREE.BufferGeometry[]} */
+const oneOff = [];
 
 /**
- * The merged geometry of one layer of the figure (or of the head alone) in a pose, cached.
+ * The merged geometry of one layer of the figure (or of the head alone) in a pose, cached
+ * unless limb angles turn its parts.
  * @param {PartName[]} names
  * @param {'inner' | 'outer'} layer
  * @param {boolean} slim
  * @param {PoseName} pose
+ * @param {Limbs} [limbs]
  */
-function layerGeometry(names, layer, slim, pose) {
-  return cached(`${names.length}:${layer}:${slim}:${pose}`, () => {
+function layerGeometry(names, layer, slim, pose, limbs) {
+  const build = () => {
     const layout = parts(slim);
     return mergeBoxes(names.map((name) => {
       const p = layout[name];
       return {
         geometry: texturedBox(p.size, p[layer], 64, 64, layer === 'outer' ? p.inflate : 0),
-        matrix: partMatrix(pose, name, p),
-        hidden: layer === 'inner' && pose === 'standing' && names.length > 1 ? HIDDEN_STANDING[name] : [],
+        matrix: partMatrix(pose, name, p, limbs),
+        // A bust's body has no legs under it: its bottom shows.
+        hidden: layer === 'inner' && pose === 'standing' && !limbs && names.length > 1 ? HIDDEN_STANDING[name]?.filter((face) => face !== 'bottom' || names === WHOLE) : [],
       };
     }), layer === 'outer');
-  });
+  };
+  if (!limbs) return cached(`${names.length}:${layer}:${slim}:${pose}`, build);
+  const geometry = build();
+  oneOff.push(geometry);
+  return geometry;
 }
 
 /**
@@ -456,41 +536,84 @@ function elytraPoints(pose) {
 }
 
 /**
+ * The corners of some parts of the figure in a pose (limbs turned by a job's angles), with their outer layer.
+ * @param {PartName[]} names
+ * @param {PoseName} pose
+ * @param {boolean} slim
+ * @param {Limbs} [limbs]
+ */
+function partPoints(names, pose, slim, limbs) {
+  const layout = parts(slim);
+  return names.flatMap((name) => {
+    const p = layout[name];
+    return corners(partMatrix(pose, name, p, limbs), p.size.w / 2 + p.inflate, p.size.h / 2 + p.inflate, p.size.d / 2 + p.inflate);
+  });
+}
+
+/**
  * Everything a render may draw in a pose: boxes with their outer layer, the cape (or the elytra), the shadow.
  * @param {PoseName} pose
  * @param {boolean} slim
  * @param {boolean} elytra
+ * @param {Limbs} [limbs]
  */
-function posePoints(pose, slim, elytra) {
-  const layout = parts(slim);
-  const points = WHOLE.flatMap((name) => {
-    const p = layout[name];
-    return corners(partMatrix(pose, name, p), p.size.w / 2 + p.inflate, p.size.h / 2 + p.inflate, p.size.d / 2 + p.inflate);
-  });
+function posePoints(pose, slim, elytra, limbs) {
+  const points = partPoints(WHOLE, pose, slim, limbs);
   const { w, h, d } = LAYOUT.cape.size;
   points.push(...(elytra ? elytraPoints(pose) : corners(capeMatrix(pose), w / 2, h / 2, d / 2)));
+  const ground = shadowSize(pose);
   for (let i = 0; i < 32; i += 1) {
     const a = (i / 32) * Math.PI * 2;
-    points.push(new THREE.Vector3((SHADOW.w / 2) * Math.cos(a), 0, (SHADOW.d / 2) * Math.sin(a)));
+    points.push(new THREE.Vector3((ground.w / 2) * Math.cos(a), 0, (ground.d / 2) * Math.sin(a)));
   }
   return points;
 }
 
 /**
- * The sphere around everything a render may draw, with the elytra or without.
+ * The middle of a pose's frame: the standing figure's middle for every upright pose (walking's
+ * `lower` only brings its feet down onto the shadow), or for a turned pose (lying, leaning back)
+ * its own middle where the turn and `lower` put it, so a lying figure is framed round itself.
+ * @param {PoseName} pose
+ */
+function poseCentre(pose) {
+  const { turn, lower = 0 } = LAYOUT.poses[pose];
+  return new THREE.Vector3(0, MIDDLE - (turn ? lower : 0), 0);
+}
+
+/**
+ * The sphere around everything a render may draw, with the elytra or without: its radius the
+ * largest reach from its middle of any pose, so a texel is as large in all; `centre` is the
+ * upright poses' middle (poseCentre gives each pose's).
  * @param {boolean} elytra
  */
 function renderFrame(elytra) {
-  const centre = new THREE.Vector3(0, 16, 0);
-  const points = /** @type {PoseName[]} */ (Object.keys(LAYOUT.poses)).flatMap((pose) => [false, true].flatMap((slim) => posePoints(pose, slim, elytra)));
-  return { centre, radius: Math.max(...points.map((p) => p.distanceTo(centre))) };
+  const reaches = /** @type {PoseName[]} */ (Object.keys(LAYOUT.poses)).flatMap((pose) => {
+    const centre = poseCentre(pose);
+    return [false, true].flatMap((slim) => posePoints(pose, slim, elytra)).map((p) => p.distanceTo(centre));
+  });
+  return { centre: poseCentre('standing'), radius: Math.max(...reaches) };
+}
+
+/**
+ * A bust's sphere in each pose: round its head, body and arms of either model (about the middle
+ * of their bounds, so a lying bust is framed round itself). One per pose, not one for all as
+ * renders have: the arms raised in some poses would leave a standing bust half its size. A texel
+ * is still as large at any yaw and pitch of one pose.
+ */
+function bustFrames() {
+  return new Map(/** @type {PoseName[]} */ (Object.keys(LAYOUT.poses)).map((pose) => {
+    const points = [false, true].flatMap((slim) => partPoints(BUST, pose, slim));
+    const centre = new THREE.Box3().setFromPoints(points).getCenter(new THREE.Vector3());
+    return [pose, { centre, radius: Math.max(...points.map((p) => p.distanceTo(centre))) }];
+  }));
 }
 
 /**
  * The sphere every view of a kind is fitted to: a sphere's outline has the same size from every
  * direction, so one skin texel is as large at any yaw, pitch and pose, with or without the shadow,
  * cape or outer layer; only `size` and `scale` change it. Renders: every pose, cape and shadow of
- * either model around the figure's middle; head and cube: the head with its hat. The elytra's
+ * either model around the figure's middle; head and cube: the head with its hat; busts: the head,
+ * body and arms in each pose (bustFrames). The elytra's
  * 22-texel wings, tilted back or spread, reach far beyond the figure: renders that draw them have
  * a sphere of their own (a third larger), so the others keep their texel size.
  */
@@ -498,30 +621,37 @@ const FRAMES = {
   render: renderFrame(false),
   elytra: renderFrame(true),
   head: { centre: new THREE.Vector3(0, 28, 0), radius: 4.5 * Math.sqrt(3) },
+  bust: bustFrames(),
 };
 
 /**
- * The corners the body view (front or back, standing) is fitted to, with the wings when drawn (they
- * spread wider than the arms), cached.
+ * The corners the body view (front or back, standing, limbs turned by the job's angles) is fitted
+ * to, with the wings when drawn (they spread wider than the arms); cached without limb angles.
  * @param {boolean} outer
  * @param {boolean} slim
  * @param {boolean} elytra
+ * @param {Limbs} [limbs]
  */
-function bodyPoints(outer, slim, elytra) {
-  return cached(`points:${outer}:${slim}:${elytra}`, () => {
+function bodyPoints(outer, slim, elytra, limbs) {
+  const build = () => {
     const layout = parts(slim);
     return WHOLE.flatMap((name) => {
       const p = layout[name];
       const inflate = outer ? p.inflate : 0;
-      return corners(new THREE.Matrix4().makeTranslation(...p.at), p.size.w / 2 + inflate, p.size.h / 2 + inflate, p.size.d / 2 + inflate);
+      return corners(partMatrix('standing', name, p, limbs), p.size.w / 2 + inflate, p.size.h / 2 + inflate, p.size.d / 2 + inflate);
     }).concat(elytra ? elytraPoints('standing') : []);
-  });
+  };
+  return limbs ? build() : cached(`points:${outer}:${slim}:${elytra}`, build);
 }
 
 // One scene and one camera, refilled per job: three.js keeps render lists and states per scene,
 // so a new scene per job would rebuild them every time.
 const scene = new THREE.Scene();
 const camera = new THREE.OrthographicCamera(-1, 1, 1, -1, 0.1, 400);
+// The camera of a job with a field of view (`fov`), fitted per job (perspectiveFor).
+const perspective = new THREE.PerspectiveCamera();
+// The frame's sphere fills this much less than the whole view: anti-aliased edges stay inside.
+const MARGIN = 1.02;
 // The figure (not its shadow), turned upside down for Dinnerbone and Grumm as the game turns them:
 // half round about the axis the viewer looks along at yaw 0, through the middle of the frame, so
 // the framing (a sphere, or the body's corners turned with it) holds it as it holds the upright one.
@@ -532,14 +662,15 @@ figure.matrixAutoUpdate = false;
  * Where a job's figure turns when upside down: the middle of its frame.
  * @param {PageJob} job
  */
-const flipCentre = (job) => job.kind === 'render' || job.kind === 'body' ? FRAMES.render.centre : FRAMES.head.centre;
+const flipCentre = (job) => (job.kind === 'body' ? FRAMES.render : frameOf(job, null)).centre;
 
 /**
- * Whether the elytra is drawn instead of the cape.
+ * Whether the elytra is drawn instead of the cape: from the cape texture's elytra art, or without
+ * a cape texture our grey wings (a cape texture without elytra art draws none).
  * @param {PageJob} job
  * @param {THREE.DataTexture | null} capeTexture
  */
-const drawsElytra = (job, capeTexture) => Boolean(job.elytra && capeTexture && !blankIn(capeTexture, 'elytra'));
+const drawsElytra = (job, capeTexture) => Boolean(job.elytra && (!capeTexture || !blankIn(capeTexture, 'elytra')));
 
 /**
  * Fills the scene for one job, for a camera looking from `towardsViewer`.
@@ -549,6 +680,7 @@ const drawsElytra = (job, capeTexture) => Boolean(job.elytra && capeTexture && !
  * @param {THREE.Vector3} towardsViewer
  */
 function buildScene(job, skinTexture, capeTexture, towardsViewer) {
+  for (const geometry of oneOff.splice(0)) geometry.dispose();
   scene.clear();
   figure.clear();
   scene.add(figure);
@@ -561,18 +693,18 @@ function buildScene(job, skinTexture, capeTexture, towardsViewer) {
     viewer.set(-viewer.x, -viewer.y, viewer.z);
   }
   const whole = job.kind === 'render' || job.kind === 'body';
-  const names = whole ? WHOLE : HEAD_ONLY;
-  const pose = job.kind === 'render' ? job.pose ?? 'standing' : 'standing';
-  figure.add(new THREE.Mesh(layerGeometry(names, 'inner', job.slim, pose), materialFor('skin', skinTexture)));
+  const names = whole ? WHOLE : job.kind === 'bust' ? BUST : HEAD_ONLY;
+  const pose = job.kind === 'render' || job.kind === 'bust' ? job.pose ?? 'standing' : 'standing';
+  figure.add(new THREE.Mesh(layerGeometry(names, 'inner', job.slim, pose, job.limbs), materialFor('skin', skinTexture)));
   if (job.outer) {
-    const geometry = layerGeometry(names, 'outer', job.slim, pose);
+    const geometry = layerGeometry(names, 'outer', job.slim, pose, job.limbs);
     sortBackToFront(geometry, viewer);
     const outer = new THREE.Mesh(geometry, materialFor('outer', skinTexture));
     outer.renderOrder = 1;
     figure.add(outer);
   }
-  if (capeTexture && whole && drawsElytra(job, capeTexture)) {
-    figure.add(new THREE.Mesh(elytraGeometry(pose), materialFor('cape', capeTexture)));
+  if (whole && drawsElytra(job, capeTexture)) {
+    figure.add(new THREE.Mesh(elytraGeometry(pose), materialFor('cape', capeTexture ?? greyElytra())));
   } else if (capeTexture && whole && !job.elytra && !blankIn(capeTexture, 'cape')) {
     const geometry = cached('cape', () => texturedBox(LAYOUT.cape.size, LAYOUT.cape.faces, 64, 32, 0));
     const cape = new THREE.Mesh(geometry, materialFor('cape', capeTexture));
@@ -580,7 +712,62 @@ function buildScene(job, skinTexture, capeTexture, towardsViewer) {
     cape.matrix.copy(cached(`cape:${pose}`, () => capeMatrix(pose)));
     figure.add(cape);
   }
-  if (job.shadow && job.kind === 'render') scene.add(shadowMesh());
+  if (job.shadow && job.kind === 'render') scene.add(shadowMesh(pose));
+}
+
+/**
+ * The sphere a job's view is fitted to, round the middle of its pose (`body` is fitted to its
+ * corners instead).
+ * @param {PageJob} job
+ * @param {THREE.DataTexture | null} cape
+ * @returns {{ centre: THREE.Vector3, radius: number }}
+ */
+function frameOf(job, cape) {
+  const pose = job.pose ?? 'standing';
+  if (job.kind === 'render') {
+    const elytra = drawsElytra(job, cape);
+    const frame = { centre: poseCentre(pose), radius: FRAMES[elytra ? 'elytra' : 'render'].radius };
+    return job.limbs ? holding(frame, posePoints(pose, job.slim, elytra, job.limbs)) : frame;
+  }
+  if (job.kind === 'bust') {
+    const frame = /** @type {{ centre: THREE.Vector3, radius: number }} */ (FRAMES.bust.get(pose));
+    return job.limbs ? holding(frame, partPoints(BUST, pose, job.slim, job.limbs)) : frame;
+  }
+  return FRAMES.head;
+}
+
+/**
+ * A frame grown, where a job's limb angles swing a limb past it, to hold every point: the same
+ * sphere at every yaw (a turntable keeps its size), so nothing leaves the picture.
+ * @param {{ centre: THREE.Vector3, radius: number }} frame
+ * @param {THREE.Vector3[]} points
+ */
+function holding(frame, points) {
+  return { centre: frame.centre, radius: Math.max(frame.radius, ...points.map((p) => p.distanceTo(frame.centre))) };
+}
+
+/**
+ * Fits the perspective camera to a job with a field of view, as the orthographic view is fitted:
+ * it stands where the frame's sphere spans the field of view across the output's short side (its
+ * outline a circle touching the edges, as in the orthographic view), and `scale` zooms as there.
+ * Answers that distance from the sphere's centre.
+ * @param {PageJob} job
+ * @param {THREE.DataTexture | null} cape
+ * @param {number} aspect
+ */
+function perspectiveFor(job, cape, aspect) {
+  const fov = /** @type {number} */ (job.fov);
+  const radius = frameOf(job, cape).radius * MARGIN;
+  const half = THREE.MathUtils.degToRad(fov) / 2;
+  const distance = radius / Math.sin(Math.min(half, Math.atan(Math.tan(half) * aspect)));
+  perspective.fov = fov;
+  perspective.aspect = aspect;
+  perspective.zoom = job.scale ?? 1;
+  // Everything drawn lies in the sphere.
+  perspective.near = distance - radius * 1.1;
+  perspective.far = distance + radius * 1.1;
+  perspective.updateProjectionMatrix();
+  return distance;
 }
 
 /**
@@ -595,7 +782,7 @@ function fitCamera(job, cape, width, height) {
   if (job.kind === 'body') {
     camera.updateMatrixWorld(true);
     let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
-    for (const p of bodyPoints(job.outer, job.slim, drawsElytra(job, cape))) {
+    for (const p of bodyPoints(job.outer, job.slim, drawsElytra(job, cape), job.limbs)) {
       const q = p.clone().applyMatrix4(figure.matrix).applyMatrix4(camera.matrixWorldInverse);
       minX = Math.min(minX, q.x); maxX = Math.max(maxX, q.x);
       minY = Math.min(minY, q.y); maxY = Math.max(maxY, q.y);
@@ -604,7 +791,7 @@ function fitCamera(job, cape, width, height) {
     halfW = ((maxX - minX) / 2) * 1.08; halfH = ((maxY - minY) / 2) * 1.08;
   } else {
     // The camera looks at the sphere's centre: it is the middle of the picture.
-    halfW = halfH = FRAMES[job.kind !== 'render' ? 'head' : drawsElytra(job, cape) ? 'elytra' : 'render'].radius * 1.02;
+    halfW = halfH = frameOf(job, cape).radius * MARGIN;
   }
   // Keep texels square: widen whichever side is short for the output's aspect.
   const aspect = width / height;
@@ -698,20 +885,21 @@ function drawTile(job, x, y) {
   const { width, height } = outputSize(job);
   const yaw = THREE.MathUtils.degToRad(job.kind === 'body' ? (job.view === 'back' ? 180 : 0) : job.yaw);
   const pitch = THREE.MathUtils.degToRad(job.kind === 'body' ? 0 : job.pitch);
-  const target = job.kind === 'body' ? new THREE.Vector3(0, 16, 0) : FRAMES[job.kind === 'render' ? 'render' : 'head'].centre;
+  const target = job.kind === 'body' ? new THREE.Vector3(0, 16, 0) : frameOf(job, cape).centre;
   const towardsViewer = new THREE.Vector3(Math.sin(yaw) * Math.cos(pitch), Math.sin(pitch), Math.cos(yaw) * Math.cos(pitch));
-  camera.position.copy(target).addScaledVector(towardsViewer, 100);
+  const view = job.fov ? perspective : camera;
+  view.position.copy(target).addScaledVector(towardsViewer, job.fov ? perspectiveFor(job, cape, width / height) : 100);
   // Straight down or up: keep "up" meaning towards the figure's back so the view is stable.
-  camera.up.set(0, 1, 0);
-  if (Math.abs(Math.cos(pitch)) < 1e-6) camera.up.set(-Math.sin(yaw), 0, -Math.cos(yaw));
-  camera.lookAt(target);
+  view.up.set(0, 1, 0);
+  if (Math.abs(Math.cos(pitch)) < 1e-6) view.up.set(-Math.sin(yaw), 0, -Math.cos(yaw));
+  view.lookAt(target);
   buildScene(job, skin, cape, towardsViewer);
-  fitCamera(job, cape, width, height);
+  if (!job.fov) fitCamera(job, cape, width, height);
   renderer.setViewport(x, y, width, height);
   renderer.setScissor(x, y, width, height);
   // Always on transparent: the edges are smoothed against it, the background goes in after.
   renderer.setClearColor(0x000000, 0);
-  renderer.render(scene, camera);
+  renderer.render(scene, view);
 }
 
 // The frame's and a tile's pixels, kept from batch to batch: new ones per batch (half a MB and

@@ -49,7 +49,7 @@ export interface RequestRecord { route: string; method: string; path: string; bo
 export interface FakeUpstream {
   /** http://127.0.0.1:PORT */
   baseUrl: string;
-  /** OFFICIAL_API_URL, OFFICIAL_SERVICES_URL, OFFICIAL_SESSION_URL, EXTERNAL_URL, EXTERNAL_YGGDRASIL_URL, BEDROCK_API_URL, BEDROCK_TEXTURE_URL, TEXTURE_HOSTS. */
+  /** OFFICIAL_API_URL, OFFICIAL_SERVICES_URL, OFFICIAL_SESSION_URL, EXTERNAL_URL, EXTERNAL_YGGDRASIL_URL, BEDROCK_API_URL, BEDROCK_TEXTURE_URL, OFFICIAL_TEXTURE_URL, TEXTURE_HOSTS. */
   env: Record<string, string>;
   /** Requests by route key since the last reset. */
   calls(): Record<string, number>;
@@ -225,6 +225,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
       EXTERNAL_YGGDRASIL_URL: `${baseUrl}/external/api/yggdrasil`,
       BEDROCK_API_URL: `${baseUrl}/bedrock`,
       BEDROCK_TEXTURE_URL: textureBase(baseUrl, 'official'),
+      OFFICIAL_TEXTURE_URL: textureBase(baseUrl, 'official'),
       TEXTURE_HOSTS: new URL(baseUrl).host,
     },
     calls: () => ({ ...counters }),

@@ -9,7 +9,7 @@ const TEXT = {
   en: {
     title: 'Home',
     heading: 'Player skin images',
-    intro: 'Looks up players by name or UUID among official (Mojang) accounts, an external (Yggdrasil) site and Bedrock players (GeyserMC), answers every texture detail, and draws images on the server: avatars, heads, full bodies, 3D renders at any angle and in poses, cube heads, raw skins and capes as PNG, WebP or AVIF (format= or an extension: /256.webp), and turntables, the 3D render turning a full turn as animated WebP, APNG or GIF.',
+    intro: 'Looks up players by name or UUID among official (Mojang) accounts, an external (Yggdrasil) site and Bedrock players (GeyserMC), answers every texture detail, and draws images on the server: avatars, heads, full bodies, 3D renders at any angle and in poses, busts, cube heads, raw skins and capes as PNG, WebP or AVIF (format= or an extension: /256.webp), and turntables, the 3D render turning a full turn as animated WebP, APNG or GIF.',
     example: 'Example',
     record: '(the player\'s record as JSON)',
     avatar: 'Avatar: the face with its hat layer',
@@ -27,7 +27,7 @@ const TEXT = {
   zh: {
     title: '首页',
     heading: '玩家皮肤图像服务',
-    intro: '按玩家名或 UUID 查询官方（Mojang）账号、外部（Yggdrasil）站点与基岩版玩家（GeyserMC），返回完整的材质信息，并在服务器端绘制图像：头像、头部、全身、任意角度与姿势的 3D 渲染、立方体头像、原始皮肤与披风（PNG、WebP 或 AVIF：format= 或扩展名，如 /256.webp），以及转盘动画：3D 渲染旋转一整圈，动态 WebP、APNG 或 GIF。',
+    intro: '按玩家名或 UUID 查询官方（Mojang）账号、外部（Yggdrasil）站点与基岩版玩家（GeyserMC），返回完整的材质信息，并在服务器端绘制图像：头像、头部、全身、任意角度与姿势的 3D 渲染、半身像、立方体头像、原始皮肤与披风（PNG、WebP 或 AVIF：format= 或扩展名，如 /256.webp），以及转盘动画：3D 渲染旋转一整圈，动态 WebP、APNG 或 GIF。',
     example: '示例',
     record: '（玩家信息，JSON）',
     avatar: '头像：正脸与帽子层',

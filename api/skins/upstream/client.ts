@@ -92,9 +92,9 @@ export class UpstreamClient {
     return new ApiError('upstream_error', { detail: { zh: `${this.health.id}: 上游响应格式错误`, en: `${this.health.id}: the answer has the wrong shape` } });
   }
 
-  /** A binary download, cancelled as soon as it grows past `maxBytes`. */
-  async download(url: string, maxBytes: number, dnsLookup?: LookupFunction): Promise<UpstreamResponse<Buffer>> {
-    return this.send(url, { headers: { accept: 'image/png' }, dnsLookup }, 'buffer', maxBytes) as Promise<UpstreamResponse<Buffer>>;
+  /** A binary download, cancelled as soon as it grows past `maxBytes`; `expect`: statuses answered, not thrown. */
+  async download(url: string, maxBytes: number, dnsLookup?: LookupFunction, expect?: number[]): Promise<UpstreamResponse<Buffer>> {
+    return this.send(url, { headers: { accept: 'image/png' }, dnsLookup, expect }, 'buffer', maxBytes) as Promise<UpstreamResponse<Buffer>>;
   }
 
   async send(url: string, request: UpstreamRequest, responseType: 'text' | 'buffer', maxBytes = Infinity): Promise<UpstreamResponse<string | Buffer>> {
