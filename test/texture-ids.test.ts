@@ -99,6 +99,12 @@ test.serial('the processed skin, the cape picture and groups take an id as a pla
   t.is(group.status, 200);
   t.is(group.headers.get('etag'), (await h.get('/v1/group/64?names=ClassicSteve,ClassicSteve')).headers.get('etag'));
   t.is((await h.get(`/v1/cape/${id}/64`)).json.code, 'no_texture');
+  // An id the host lacks is left out of a group and named, as an unknown name is.
+  const missing = 'ab'.repeat(32);
+  const partial = await h.get(`/v1/group/64?names=${missing},ClassicSteve`);
+  t.is(partial.status, 200, partial.text.slice(0, 200));
+  t.is(partial.headers.get('x-group-missing'), missing);
+  t.is(partial.headers.get('etag'), (await h.get('/v1/group/64?names=ClassicSteve')).headers.get('etag'));
 });
 
 test('an id whose file the texture host lacks is no_texture, and 60 to 64 digits are ids', async (t) => {

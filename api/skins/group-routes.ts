@@ -14,6 +14,8 @@ import { IMAGE_CACHE_CONTROL, IMAGE_EXPOSED } from './image-response.ts';
 import { chargeWork, FORMAT_NOTE, WORK_NOTE } from './image-routes.ts';
 import { composeGroup, GROUP_MAX, groupNames } from './group.ts';
 import { charged, LOOKUP_ERRORS, RATE_GROUPS, source } from './route-params.ts';
+import { readTextures } from './records.ts';
+import { TEXTURE_ID } from './texture-id.ts';
 import type { SkinsService } from './service.ts';
 import type { RawProfile, SourceParam } from './types.ts';
 
@@ -22,10 +24,22 @@ const MISSING = new Set(['not_found', 'no_texture', 'invalid_name', 'invalid_uui
 
 /** Each player's profile in order, null for one that does not exist; any other failure answers. */
 function profiles(service: SkinsService, names: readonly string[], from: SourceParam): Promise<(RawProfile | null)[]> {
-  return Promise.all(names.map((name) => service.lookup.find(name, from).then((found) => found.value, (error: unknown) => {
+  return Promise.all(names.map((name) => service.lookup.find(name, from).then((found) => drawable(service, found.value)).catch((error: unknown) => {
     if (error instanceof ApiError && MISSING.has(error.code)) return null;
     throw error;
   })));
+}
+
+/**
+ * A texture id is found without asking anyone (texture-id.ts), so whether its file exists is only
+ * known once it is fetched: fetched here (the decoded skin is kept for the render), a missing one
+ * throws no_texture and is left out like an unknown name.
+ */
+async function drawable(service: SkinsService, profile: RawProfile): Promise<RawProfile> {
+  if (!TEXTURE_ID.test(profile.id)) return profile;
+  const { skin } = readTextures(profile);
+  if (skin.skinUrl && skin.skinHash) await service.images.skin(skin.skinUrl, skin.skinHash);
+  return profile;
 }
 
 async function group(ctx: Context, service: SkinsService, params: Params): Promise<void> {
