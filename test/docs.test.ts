@@ -162,7 +162,8 @@ test('parameters carry defaults, ranges and enums; bodies, schemas and security 
   t.deepEqual(parameter('get', '/v1/avatar/{name}/{size}', 'shape').schema.enum, ['square', 'circle']);
   t.deepEqual(parameter('get', '/v1/player/{name}', 'source').schema, { type: 'string', enum: ['auto', 'official', 'external', 'bedrock'], default: 'auto' });
   t.deepEqual(parameter('get', '/v1/search', 'type').schema.enum, ['auto', 'phone', 'email', 'messenger_user', 'network_user', 'social_id', 'fio', 'ip', 'domain', 'mac']);
-  t.deepEqual(parameter('get', '/', 'orientation').schema.enum, ['landscape', 'portrait']);
+  t.deepEqual(parameter('get', '/', 'orientation').schema.enum, ['landscape', 'portrait', 'auto']);
+  t.like(parameter('get', '/', 'count'), { in: 'query', schema: { type: 'integer', minimum: 1, maximum: 50 } });
 
   t.truthy(op('get', '/v1/cube/{name}/{size}').responses['200'].content!['image/png']);
   t.truthy(op('get', '/v1/skin/{name}').responses['200'].content!['image/png']);

@@ -17,8 +17,11 @@ export const ROOT_DOC: OperationDoc = {
     + 'with redirect=1 a 302 to that address; without any selector the HTML landing page lists the public categories. '
     + 'Skins: the landing page. Search: the front page for a browser; a client asking for JSON gets 404 `route_not_found`.',
   ok: {
-    description: 'the file, its JSON description (format=json), or an HTML page',
-    content: { 'application/json': { schema: ref('MediaItem') }, 'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } }, 'video/*': { schema: { type: 'string', contentMediaType: 'video/*' } }, 'text/html': HTML },
+    description: 'the file, its JSON description (format=json; with count, a list), its address (format=text; with count, one a line), or an HTML page',
+    content: {
+      'application/json': { schema: { oneOf: [ref('MediaItem'), ref('MediaItems')] } }, 'text/plain': { schema: { type: 'string' } },
+      'image/*': { schema: { type: 'string', contentMediaType: 'image/*' } }, 'video/*': { schema: { type: 'string', contentMediaType: 'video/*' } }, 'text/html': HTML,
+    },
   },
   more: {
     302: redirect('media, redirect=1: to the file\'s permanent address /f/<id>.<ext>'),

@@ -70,7 +70,7 @@ function readNumber(name: string, schema: Schema, raw: string): number {
   return value;
 }
 
-/** One value by its schema: a 0/1 switch, a bounded plain decimal, one of an enum, or text. */
+/** One value by its schema: a 0/1 switch, a bounded plain decimal, one of an enum, or text (of at most maxLength). */
 function readValue(p: Param, raw: string): unknown {
   if (p.read) return p.read(raw);
   const { schema, name } = p;
@@ -82,6 +82,8 @@ function readValue(p: Param, raw: string): unknown {
   if (schema.type === 'integer' || schema.type === 'number') return readNumber(name, schema, raw);
   const allowed = schema.enum as string[] | undefined;
   if (allowed && !allowed.includes(raw)) throw bad(`${name} 只能是 ${allowed.join(' 或 ')}`, `${name} must be ${allowed.join(' or ')}`);
+  const maxLength = schema.maxLength as number | undefined;
+  if (maxLength !== undefined && raw.length > maxLength) throw bad(`${name} 最多 ${maxLength} 个字符`, `${name} must be at most ${maxLength} characters`);
   return raw;
 }
 

@@ -29,6 +29,12 @@ export interface MediaSettings {
   passwordFailuresPerHour: number;
   /** MEDIA_STICKY_SECONDS: how long a client's range requests on a random address keep its file; 0 = never. */
   stickySeconds: number;
+  /** MEDIA_VARIANT_BUDGET: megapixels (read plus written) of uncached variants a minute per IP. */
+  variantBudget: number;
+  /** MEDIA_VARIANT_CACHE_MB: bytes of made variants kept in memory. */
+  variantCacheMb: number;
+  /** MEDIA_VARIANT_CONCURRENCY: variants made at once (fair between clients, one each at a time). */
+  variantConcurrency: number;
 }
 
 
@@ -62,6 +68,9 @@ export function readMediaSettings(s: Settings, shared: { dataDir: string; secret
     fileRateLimit: s.read('MEDIA_FILE_RATE_LIMIT', 2400, quota, 'requests a minute per IP on `/f/…` (video players send many range requests)'),
     rescanSeconds: s.read('MEDIA_RESCAN_SECONDS', 300, integer(0, 86_400), 'full rescan period behind the watcher (0 = off)'),
     stickySeconds: s.read('MEDIA_STICKY_SECONDS', 60, integer(0, 3600), 'how long (from its last use) a client\'s range requests on a random address keep its file (0 = off)'),
+    variantBudget: s.read('MEDIA_VARIANT_BUDGET', 600, quota, 'megapixels a minute per IP of resized/converted variants not found cached (each costs the pixels read plus those written; a 4000x3000 photo to 800 px costs 13); cached ones cost nothing ([variants](media.md#resized-and-converted-variants))'),
+    variantCacheMb: s.read('MEDIA_VARIANT_CACHE_MB', 256, integer(0, 65_536), 'memory kept for made variants, least recently used dropped first (0 = none kept)'),
+    variantConcurrency: s.read('MEDIA_VARIANT_CONCURRENCY', 4, integer(1, 256), 'variants made at once, one per client at a time, in turn between clients; 64 more may wait, past that 503'),
     passwordFailuresPerHour: s.read('MEDIA_PASSWORD_FAILURES_PER_HOUR', 100, quota, 'wrong passwords from all clients together an hour; past it a network (IPv4 /24, IPv6 /48) with more than 3 wrong passwords this hour is refused until the hour ends, other networks (the owner\'s new browser) are still checked ([security](security.md))'),
   };
 }

@@ -1,6 +1,7 @@
-// One place that answers with a media file's bytes: cache policy, ETag and 304, single byte
-// ranges (206/416), HEAD without opening a stream. The file is opened without following a
-// symlink and must still match the index (size and mtime); otherwise the caller hears 'stale'.
+// One place that answers with a media file's bytes, or a variant's made from them (variants.ts):
+// cache policy, ETag and 304, single byte ranges (206/416), HEAD without opening a stream. The
+// file is opened without following a symlink and must still match the index (size and mtime);
+// otherwise the caller hears 'stale'.
 // A file that is there but cannot be opened (EACCES, EIO...) is handed back as the error.
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -14,9 +15,12 @@ import type { MediaFile } from './types.ts';
 export type CachePolicy = 'no-store' | 'public' | 'private';
 
 export type SendResult = 'sent' | 'stale' | { failed: NodeJS.ErrnoException };
+/** Why nothing was sent: the file changed under the index, or it cannot be read. */
+export type Unsent = Exclude<SendResult, 'sent'>;
 
 const YEAR = 31_536_000;
 
+/** A file's tag is its id; a variant's adds its options (variants.ts). */
 function etagOf(file: MediaFile): string {
   return `"${file.id}"`;
 }
@@ -44,7 +48,7 @@ function matchesEtag(header: string, etag: string): boolean {
   });
 }
 
-function setCacheHeaders(ctx: Context, file: MediaFile, cache: CachePolicy, ranges: boolean): void {
+function setCacheHeaders(ctx: Context, file: MediaFile, cache: CachePolicy, ranges: boolean, etag = etagOf(file)): void {
   ctx.set('X-Content-Type-Options', 'nosniff');
   if (ranges) ctx.set('Accept-Ranges', 'bytes');
   if (cache === 'no-store') {
@@ -52,7 +56,7 @@ function setCacheHeaders(ctx: Context, file: MediaFile, cache: CachePolicy, rang
     return;
   }
   ctx.set('Cache-Control', `${cache}, max-age=${YEAR}, immutable`);
-  ctx.set('ETag', etagOf(file));
+  ctx.set('ETag', etag);
   ctx.set('Last-Modified', new Date(file.mtimeMs).toUTCString());
 }
 
@@ -62,15 +66,23 @@ export interface SendOptions {
   ranges: boolean;
 }
 
-export async function sendMediaFile(ctx: Context, file: MediaFile, filePath: string | undefined, { cache, ranges }: SendOptions): Promise<SendResult> {
-  const etag = etagOf(file);
-  // An id names one version of one file, so a matching ETag needs no look at the disk.
+/**
+ * Answers 304 when If-None-Match holds `etag` on a cacheable answer: an id names one version of
+ * one file (and a variant's tag its options too), so a match needs no look at the disk.
+ */
+export function answeredNotModified(ctx: Context, file: MediaFile, cache: CachePolicy, ranges: boolean, etag = etagOf(file)): boolean {
   const ifNoneMatch = cache !== 'no-store' ? ctx.get('If-None-Match') : '';
-  if (ifNoneMatch && matchesEtag(ifNoneMatch, etag)) {
-    setCacheHeaders(ctx, file, cache, ranges);
-    ctx.status = 304;
-    return 'sent';
-  }
+  if (!ifNoneMatch || !matchesEtag(ifNoneMatch, etag)) return false;
+  setCacheHeaders(ctx, file, cache, ranges, etag);
+  ctx.status = 304;
+  return true;
+}
+
+/**
+ * Opens the indexed file without following a symlink; 'stale' when it is gone or no longer the
+ * indexed version (size, mtime), the error when it is there but cannot be read.
+ */
+export async function openIndexed(file: MediaFile, filePath: string | undefined): Promise<fs.FileHandle | Unsent> {
   if (!filePath) return 'stale';
   let handle: fs.FileHandle;
   try {
@@ -79,11 +91,33 @@ export async function sendMediaFile(ctx: Context, file: MediaFile, filePath: str
     const failed = readFailure(err);
     return failed ? { failed } : 'stale';
   }
+  const stat = await handle.stat().catch(async (err: unknown) => {
+    await handle.close();
+    throw err;
+  });
+  if (stat.isFile() && stat.size === file.bytes && Math.floor(stat.mtimeMs) === file.mtimeMs) return handle;
+  await handle.close();
+  return 'stale';
+}
+
+export const isOpen = (opened: fs.FileHandle | Unsent): opened is fs.FileHandle => typeof opened !== 'string' && !('failed' in opened);
+
+/** A variant's bytes (made from the file) under the file's cache policy and the variant's own tag. */
+export function sendBytes(ctx: Context, file: MediaFile, cache: CachePolicy, body: { bytes: Buffer; mime: string; etag: string }): void {
+  setCacheHeaders(ctx, file, cache, false, body.etag);
+  ctx.status = 200;
+  ctx.type = body.mime;
+  ctx.body = body.bytes;
+}
+
+export async function sendMediaFile(ctx: Context, file: MediaFile, filePath: string | undefined, { cache, ranges }: SendOptions): Promise<SendResult> {
+  const etag = etagOf(file);
+  if (answeredNotModified(ctx, file, cache, ranges)) return 'sent';
+  const handle = await openIndexed(file, filePath);
+  // Stale or unreadable: no header is set yet, so the caller's error answer carries no long-lived caching.
+  if (!isOpen(handle)) return handle;
   let streaming = false;
   try {
-    const stat = await handle.stat();
-    // Stale: no header is set yet, so the caller's error answer carries no long-lived caching.
-    if (!stat.isFile() || stat.size !== file.bytes || Math.floor(stat.mtimeMs) !== file.mtimeMs) return 'stale';
     setCacheHeaders(ctx, file, cache, ranges);
     const rangeHeader = ranges ? ctx.get('Range') : '';
     const ifRange = ctx.get('If-Range');

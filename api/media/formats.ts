@@ -25,6 +25,9 @@ const FORMATS: readonly MediaFormat[] = [
   { container: 'webm', type: 'video', mime: 'video/webm', exts: ['webm'] },
 ];
 
+/** Every content type the library serves (the `type` filter of GET / takes these). */
+export const MIME_TYPES: readonly string[] = [...new Set(FORMATS.map((format) => format.mime))];
+
 const BY_EXTENSION = new Map(FORMATS.flatMap((format) => format.exts.map((ext) => [ext, format] as const)));
 
 /** Lower-case extension without the dot ("" when there is none). */

@@ -4,7 +4,7 @@
 // file") but out of the picks and the counts: files in a bag of their own, categories as faults.
 import path from 'node:path';
 import type { OrientationFilter } from './orientation.ts';
-import { RandomBag } from './picker.ts';
+import { RandomBag, type Pool } from './picker.ts';
 import type { CategoryMeta, MediaFile, MediaType } from './types.ts';
 
 /**
@@ -31,6 +31,10 @@ export class Category {
   readonly files = new Map<string, MediaFile>();
   /** One bag per media type and orientation filter ('any' holds every file of the type). */
   private readonly bags: Record<MediaType, Bags>;
+  /** The `seen` of the next new file: later files list after earlier ones, so pages stay put. */
+  private nextSeen = 0;
+  /** listing()'s answer until the files change. */
+  private listed: MediaFile[] | undefined;
 
   constructor(alias: string, meta: CategoryMeta, dir: string) {
     this.alias = alias;
@@ -41,6 +45,8 @@ export class Category {
   }
 
   add(file: MediaFile): void {
+    if (file.seen < 0) file.seen = this.nextSeen++;
+    this.listed = undefined;
     this.files.set(file.name, file);
     const bags = this.bags[file.format.type];
     if (file.unreadable) return bags.unreadable.add(file);
@@ -50,6 +56,7 @@ export class Category {
   }
 
   delete(file: MediaFile): void {
+    this.listed = undefined;
     this.files.delete(file.name);
     const bags = this.bags[file.format.type];
     bags.any.delete(file);
@@ -59,6 +66,21 @@ export class Category {
 
   pick(type: MediaType, orientation?: OrientationFilter): MediaFile | undefined {
     return this.bags[type][orientation ?? 'any'].pick();
+  }
+
+  /** The readable files of a type (and orientation), for picks that need more than one at random. */
+  pool(type: MediaType, orientation?: OrientationFilter): Pool<MediaFile> {
+    return this.bags[type][orientation ?? 'any'];
+  }
+
+  /**
+   * The readable files in the order the category first saw them (GET /categories/{alias}/files):
+   * a new file comes last, so pages already read keep their files. Rebuilt after a change, in one
+   * pass: the map is nearly in that order already (only a file read again moves in it).
+   */
+  listing(): readonly MediaFile[] {
+    this.listed ??= [...this.files.values()].filter((file) => !file.unreadable).sort((a, b) => a.seen - b.seen);
+    return this.listed;
   }
 
   /** Files of the type that the server cannot read (counted nowhere else). */
@@ -154,6 +176,9 @@ export class Library {
   put(file: MediaFile): void {
     const category = this.byAlias.get(file.alias);
     if (!category) return;
+    // The same file read again (readable again after a fault) keeps its place in the listing.
+    const known = category.files.get(file.name);
+    if (known?.id === file.id) file.seen = known.seen;
     this.remove(file.alias, file.name);
     category.add(file);
     this.byId.set(file.id, file);

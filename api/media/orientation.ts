@@ -17,3 +17,13 @@ export function applyExifOrientation(size: Dimensions, exifOrientation: number |
     ? { width: size.height, height: size.width }
     : size;
 }
+
+/**
+ * orientation=auto: portrait for a phone, landscape otherwise. The client hint decides when sent
+ * (Chromium sends Sec-CH-UA-Mobile unasked); else the words phones put in their User-Agent.
+ */
+export function orientationForClient(mobileHint: string, userAgent: string): OrientationFilter {
+  if (mobileHint === '?1') return 'portrait';
+  if (mobileHint === '?0') return 'landscape';
+  return /Mobile|Android|iPhone/.test(userAgent) ? 'portrait' : 'landscape';
+}

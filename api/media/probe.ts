@@ -9,6 +9,7 @@ import fs, { constants } from 'node:fs';
 import sharp from 'sharp';
 import { fileSource } from './byte-source.ts';
 import { formatOfContent, type MediaFormat } from './formats.ts';
+import { isAnimated } from './animation.ts';
 import { imageSizeFromHeader } from './image-size.ts';
 import { applyExifOrientation } from './orientation.ts';
 import { sniffContainer, SNIFF_BYTES } from './sniff.ts';
@@ -24,7 +25,7 @@ const MAX_SIDE = 1_000_000;
  */
 const scratch = Buffer.allocUnsafe(HEAD_BYTES);
 
-export interface Probed extends Dimensions { bytes: number; mtimeMs: number; format: MediaFormat }
+export interface Probed extends Dimensions { bytes: number; mtimeMs: number; format: MediaFormat; animated: boolean }
 
 /** The file's bytes are a supported format, but of the other media type than its name says. */
 export class MismatchedContent extends Error {}
@@ -35,7 +36,7 @@ async function sharpSize(path: string): Promise<Dimensions> {
   return meta.autoOrient ?? applyExifOrientation({ width: meta.width ?? 0, height: meta.pageHeight ?? meta.height ?? 0 }, meta.orientation);
 }
 
-interface Header { stat: fs.Stats; format: MediaFormat; size: Dimensions | undefined }
+interface Header { stat: fs.Stats; format: MediaFormat; size: Dimensions | undefined; animated: boolean }
 
 /** Stat, real format and, when the header tells, the size; a size left undefined is for sharp to read. */
 function readHeader(path: string, named: MediaFormat): Header {
@@ -53,9 +54,9 @@ function readHeader(path: string, named: MediaFormat): Header {
     if (format.type === 'video') {
       const size = videoDimensions(fileSource(fd, stat.size), container);
       if (!size) throw new Error('no video track with a picture size in the container header');
-      return { stat, format, size };
+      return { stat, format, size, animated: isAnimated(head, container) };
     }
-    return { stat, format, size: imageSizeFromHeader(head, container) };
+    return { stat, format, size: imageSizeFromHeader(head, container), animated: isAnimated(head, container) };
   } finally {
     fs.closeSync(fd);
   }
@@ -63,10 +64,10 @@ function readHeader(path: string, named: MediaFormat): Header {
 
 /** Size, real format and stat of a file; throws when they cannot be read or the size is implausible. */
 export async function probeFile(path: string, named: MediaFormat): Promise<Probed> {
-  const { stat, format, size: fromHeader } = readHeader(path, named);
+  const { stat, format, size: fromHeader, animated } = readHeader(path, named);
   const size = fromHeader ?? await sharpSize(path);
   if (!(size.width > 0 && size.height > 0 && size.width <= MAX_SIDE && size.height <= MAX_SIDE)) {
     throw new Error(`implausible size ${size.width}x${size.height}`);
   }
-  return { width: size.width, height: size.height, bytes: stat.size, mtimeMs: Math.floor(stat.mtimeMs), format };
+  return { width: size.width, height: size.height, bytes: stat.size, mtimeMs: Math.floor(stat.mtimeMs), format, animated };
 }

@@ -278,7 +278,7 @@ export class LibraryScanner {
     const bytes = stat.size;
     const mtimeMs = Math.floor(stat.mtimeMs);
     const entry = { id: mediaId(alias, name, bytes, mtimeMs), alias, name, target, format: named, ext: addressExtension(named, name) };
-    this.library.put({ ...entry, width: 0, height: 0, orientation: 'square', bytes, mtimeMs, unreadable: err.code, anySlot: -1, orientationSlot: -1 });
+    this.library.put({ ...entry, width: 0, height: 0, orientation: 'square', animated: false, bytes, mtimeMs, unreadable: err.code, seen: -1, anySlot: -1, orientationSlot: -1 });
     this.log.warn('media file unreadable', { file: `${alias}/${name}`, err: err.message });
   }
 
@@ -342,9 +342,11 @@ export class LibraryScanner {
         width: probed.width,
         height: probed.height,
         orientation: orientationOf(probed),
+        animated: probed.animated,
         bytes: probed.bytes,
         mtimeMs: probed.mtimeMs,
         unreadable: undefined,
+        seen: -1,
         anySlot: -1,
         orientationSlot: -1,
       });

@@ -16,6 +16,7 @@ import { tableRouter } from '../http/route-table.ts';
 import { ensureMediaDir } from './sample-library.ts';
 import { LibraryScanner } from './scanner.ts';
 import { StickyPicks } from './sticky.ts';
+import { VariantMaker } from './variants.ts';
 import { TokenSigner } from './token.ts';
 import { LibraryWatcher } from './watcher.ts';
 import { gaugeFrom } from '../metrics.ts';
@@ -78,7 +79,8 @@ export async function createMediaService(deps: SharedDeps): Promise<Service> {
 
   const { app, routes } = createHttpApp({ service: 'media', log, config: deps.config, formatError: localizedErrorEnvelope, readiness: deps.readiness, limiter: deps.limiter });
   const sticky = new StickyPicks(settings.stickySeconds, MAX_STICKY_CLIENTS);
-  routes.mount(tableRouter(MEDIA_ROUTES, { library, scanner, access, counter, settings, sticky, version: VERSION, site: deps.config }, deps));
+  const variants = new VariantMaker(settings, deps.limiter);
+  routes.mount(tableRouter(MEDIA_ROUTES, { library, scanner, access, counter, settings, sticky, variants, version: VERSION, site: deps.config }, deps));
 
   return {
     app,

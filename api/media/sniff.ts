@@ -13,7 +13,7 @@ const HEIF_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mi
 const OLD_QUICKTIME_BOXES = new Set(['moov', 'mdat', 'wide', 'free', 'skip', 'pnot']);
 
 /** Major and compatible brands of an ftyp box at the start of `head`. */
-function ftypBrands(head: Buffer): string[] {
+export function ftypBrands(head: Buffer): string[] {
   const end = Math.min(head.readUInt32BE(0), head.length);
   const brands = [head.toString('latin1', 8, 12)];
   for (let at = 16; at + 4 <= end; at += 4) brands.push(head.toString('latin1', at, at + 4));

@@ -23,7 +23,8 @@ export class StickyPicks {
 
   /** One client's one selection; a digest, so a long User-Agent costs no memory. */
   key(ctx: Context, selection: Selection): string {
-    const parts = [ctx.ip, ctx.get('User-Agent'), selection.selector, selection.alias, selection.orientation ?? ''];
+    const { selector, alias, orientation, filters, seed } = selection;
+    const parts = [ctx.ip, ctx.get('User-Agent'), selector, alias, orientation ?? '', seed ?? '', JSON.stringify(filters)];
     return createHash('sha256').update(parts.join('\n')).digest('base64url').slice(0, 22);
   }
 

@@ -26,10 +26,14 @@ export interface MediaFile {
   width: number;
   height: number;
   orientation: Orientation;
+  /** Videos, and images of more than one frame (see animation.ts). */
+  animated: boolean;
   bytes: number;
   mtimeMs: number;
   /** The errno (EACCES, EIO...) while the server cannot read the file: it is then in no random bag. */
   unreadable: string | undefined;
+  /** When the category first indexed this id (its own counter), the listing order; -1 until added. */
+  seen: number;
   /** Positions in the category's random bags (see picker.ts); -1 outside them. */
   anySlot: number;
   orientationSlot: number;

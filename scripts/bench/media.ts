@@ -1,7 +1,9 @@
 // Media service benchmark: index time for a generated library (100,000 files by default),
 // random picks per second at function level, and files served per second over HTTP by the real
-// service (`node api/main.ts`, SERVICES=media) under a bounded number of concurrent fetches.
-//   node scripts/bench/media.ts [--files 100000] [--seconds 5] [--concurrency 32]
+// service (`node api/main.ts`, SERVICES=media) under a bounded number of concurrent fetches;
+// then resized variants of a 4000x3000 JPEG: made per second, and a cached one's p99 against the
+// original's (--only variants runs just that part).
+//   node scripts/bench/media.ts [--files 100000] [--seconds 5] [--concurrency 32] [--only variants]
 //   (node --expose-gc ... measures the index heap after garbage collection)
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -19,6 +21,7 @@ const { values: args } = parseArgs({
     files: { type: 'string', default: '100000' },
     seconds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '32' },
+    only: { type: 'string' },
   },
 });
 const FILES = Number(args.files);
@@ -98,10 +101,10 @@ function pickBench(library: Library) {
 }
 
 /** The real service in its own process, logging at the default level (not kept), once its library is indexed. */
-async function startService(mediaDir: string, dataDir: string) {
+async function startService(mediaDir: string, dataDir: string, env: Record<string, string> = {}) {
   const service = await launch({
     ...ON_FREE_PORTS, SERVICES: 'media', MEDIA_DIR: mediaDir, DATA_DIR: dataDir, SESSION_SECRET: 'bench-secret-0123456789',
-    MEDIA_RATE_LIMIT: '1000000', MEDIA_FILE_RATE_LIMIT: '1000000', MEDIA_RESCAN_SECONDS: '0',
+    MEDIA_RATE_LIMIT: '1000000', MEDIA_FILE_RATE_LIMIT: '1000000', MEDIA_RESCAN_SECONDS: '0', ...env,
   }, { timeoutMs: 120_000, dropLogs: true, onLine: echoErrors });
   return { base: service.urls.media, stop: service.stop };
 }
@@ -110,19 +113,61 @@ async function startService(mediaDir: string, dataDir: string) {
 async function load(url: () => string, expect: number, headers: Record<string, string> = {}) {
   let done = 0;
   let bytes = 0;
+  const latencies: number[] = [];
   const started = performance.now();
   const deadline = started + SECONDS * 1000;
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (performance.now() < deadline) {
+      const sent = performance.now();
       const res = await fetch(url(), { headers });
       const body = await res.arrayBuffer();
+      latencies.push(performance.now() - sent);
       if (res.status !== expect) throw new Error(`${url()} answered ${res.status}`);
       done++;
       bytes += body.byteLength;
     }
   }));
   const ms = performance.now() - started;
-  return { done, ms, mbps: bytes / 1024 / 1024 / (ms / 1000) };
+  latencies.sort((a, b) => a - b);
+  return { done, ms, mbps: bytes / 1024 / 1024 / (ms / 1000), p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0 };
+}
+
+/**
+ * Variants of one 4000x3000 JPEG (a smooth noise picture, about what a camera writes): uncached
+ * 800 px WebPs made one after another by one client and by eight (the queue runs one per client;
+ * X-Forwarded-For with TRUST_PROXY makes eight clients), then a cached variant against the original.
+ */
+async function variantBench(work: string) {
+  const dir = path.join(work, 'variants', 'photos');
+  await fs.mkdir(dir, { recursive: true });
+  const photo = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 30 } } })
+    .blur(3).jpeg({ quality: 85 }).toBuffer();
+  await fs.writeFile(path.join(dir, 'photo.jpg'), photo);
+  const service = await startService(path.dirname(dir), path.join(work, 'variants-data'), { MEDIA_VARIANT_BUDGET: '1000000', TRUST_PROXY: 'true' });
+  try {
+    const { url } = (await (await fetch(`${service.base}/?img=photos&format=json`)).json()) as { url: string };
+    // Each quality is a variant of its own: none is found cached.
+    let quality = 0;
+    const made = async (clients: number, count: number) => {
+      const started = performance.now();
+      await Promise.all(Array.from({ length: clients }, async (_, client) => {
+        for (let i = 0; i < count / clients; i++) {
+          const res = await fetch(`${url}?w=800&fmt=webp&q=${++quality}`, { headers: { 'X-Forwarded-For': `10.0.0.${client + 1}` } });
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`variant answered ${res.status}`);
+        }
+      }));
+      return { count, ms: performance.now() - started };
+    };
+    const oneClient = await made(1, 16);
+    const eightClients = await made(8, 64);
+    // Made once before it is timed: every request of the run finds it cached.
+    const cachedUrl = `${url}?w=800&fmt=webp`;
+    const variantBytes = (await (await fetch(cachedUrl)).arrayBuffer()).byteLength;
+    return { photoBytes: photo.length, variantBytes, oneClient, eightClients, cached: await load(() => cachedUrl, 200), original: await load(() => url, 200) };
+  } finally {
+    await service.stop();
+  }
 }
 
 async function httpBench(mediaDir: string, dataDir: string) {
@@ -143,8 +188,10 @@ async function httpBench(mediaDir: string, dataDir: string) {
   }
 }
 
-const work = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-media-bench-'));
-try {
+const perSecond = (run: { count: number; ms: number }) => `${(run.count / (run.ms / 1000)).toFixed(1)} variants/s`;
+
+/** Index, picks and HTTP over a generated library of FILES files. */
+async function libraryBench(work: string) {
   const mediaDir = path.join(work, 'library');
   console.log(`generating ${FILES.toLocaleString('en-US')} files in ${mediaDir} ...`);
   let started = performance.now();
@@ -165,6 +212,19 @@ try {
     [`HTTP permanent file, 304 (If-None-Match)`, `${http.notModified.done} in ${SECONDS} s`, `${rate(http.notModified.done, http.notModified.ms)} answers/s`],
   ];
   console.log(`\n| measure | result | rate |\n|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}`);
+}
+
+const work = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-media-bench-'));
+try {
+  const variants = await variantBench(work);
+  const variantRows = [
+    [`variant: 4000x3000 JPEG (${(variants.photoBytes / 1024 / 1024).toFixed(1)} MB) to 800 px WebP, uncached, 1 client`, `${variants.oneClient.count} in ${(variants.oneClient.ms / 1000).toFixed(2)} s`, perSecond(variants.oneClient)],
+    ['the same, 8 clients (MEDIA_VARIANT_CONCURRENCY 4)', `${variants.eightClients.count} in ${(variants.eightClients.ms / 1000).toFixed(2)} s`, perSecond(variants.eightClients)],
+    [`cached variant (${Math.round(variants.variantBytes / 1024)} KB), ${CONCURRENCY} concurrent`, `p99 ${variants.cached.p99.toFixed(1)} ms`, `${rate(variants.cached.done, variants.cached.ms)} answers/s`],
+    [`the original (/f/ without options), ${CONCURRENCY} concurrent`, `p99 ${variants.original.p99.toFixed(1)} ms`, `${rate(variants.original.done, variants.original.ms)} answers/s`],
+  ];
+  console.log(`| measure | result | rate |\n|---|---|---|\n${variantRows.map((r) => `| ${r.join(' | ')} |`).join('\n')}`);
+  if (args.only !== 'variants') await libraryBench(work);
   console.log(`\nnode ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${os.platform()}`);
 } finally {
   await fs.rm(work, { recursive: true, force: true });
