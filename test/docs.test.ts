@@ -149,9 +149,12 @@ test('two services share a path only under one shared description that names the
 });
 
 test('parameters carry defaults, ranges and enums; bodies, schemas and security are described', (t) => {
-  // The isometric view by default (issue #41); the bust is a front portrait.
-  t.deepEqual(parameter('get', '/v1/render/{name}/{size}', 'yaw').schema, { type: 'number', minimum: -180, maximum: 180, default: 35 });
-  t.deepEqual(parameter('get', '/v1/render/{name}/{size}', 'pitch').schema, { type: 'number', minimum: -90, maximum: 90, default: 30 });
+  // The spec's table on the sized render; the isometric view on the isometric address and the cube (issue #41); the bust is a front portrait.
+  t.deepEqual(parameter('get', '/v1/render/{name}/{size}', 'yaw').schema, { type: 'number', minimum: -180, maximum: 180, default: 0 });
+  t.deepEqual(parameter('get', '/v1/render/{name}/{size}', 'pitch').schema, { type: 'number', minimum: -90, maximum: 90, default: 0 });
+  t.deepEqual(parameter('get', '/v1/render/{name}', 'yaw').schema, { type: 'number', minimum: -180, maximum: 180, default: 35 });
+  t.deepEqual(parameter('get', '/v1/render/{name}', 'pitch').schema, { type: 'number', minimum: -90, maximum: 90, default: 30 });
+  t.is(parameter('get', '/v1/cube/{name}/{size}', 'yaw').schema.default, 35);
   t.is(parameter('get', '/v1/bust/{name}/{size}', 'yaw').schema.default, 0);
   t.deepEqual(parameter('get', '/v1/render/{name}/{size}', 'fov').schema, { type: 'number', minimum: 0, maximum: 90, default: 0 });
   t.deepEqual(parameter('get', '/v1/bust/{name}', 'model').schema.enum, ['classic', 'slim']);

@@ -90,7 +90,7 @@ test('fov: a perspective view framed as the orthographic one; 0 keeps the orthog
   for (const bad of ['5', '91', '-1']) t.is((await h.get(`/v1/render/ClassicSteve/64?fov=${bad}`)).status, 400, `fov=${bad}`);
 });
 
-test('isometric by default: render and cube show three faces of the head; yaw=0&pitch=0 is still the front', async (t) => {
+test('isometric by default: the isometric address and the cube show three faces of the head; yaw=0&pitch=0 and the sized render are the front', async (t) => {
   const faces = (p: Picture) => (['front', 'top', 'left', 'right'] as const).map((face) => solidCount(p, inner('head', face)));
   const cube = await image('/v1/cube/ClassicSteve/128?helm=0', 'cube-default');
   const [front, top, left, right] = faces(cube.picture);
@@ -104,8 +104,11 @@ test('isometric by default: render and cube show three faces of the head; yaw=0&
   const isometric = await image(`${new URL(record.images.isometric).pathname}?outer=0`, 'isometric');
   t.true(faces(isometric.picture).slice(0, 3).every((n) => n > 20), 'the head of the render shows three faces');
   t.true(solidCount(isometric.picture, inner('leftArm', 'left')) > 0, 'and the figure\'s left side');
-  t.is(record.images.render.options.yaw.default, 35);
-  t.is(record.images.render.options.pitch.default, 30);
+  // The sized render keeps the spec's table: yaw 0, pitch 0, the front (the record's options describe it).
+  const sized = await image(`${new URL(record.images.render.url).pathname}?outer=0`, 'render-sized');
+  t.deepEqual(faces(sized.picture).map((n) => n > 0), [true, false, false, false], 'the sized render shows the front alone');
+  t.is(record.images.render.options.yaw.default, 0);
+  t.is(record.images.render.options.pitch.default, 0);
 });
 
 test('model overrides the player\'s model: slim arms 3 texels wide against 4; part of the key only where it draws', async (t) => {

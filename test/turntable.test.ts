@@ -98,7 +98,7 @@ test('WebP by default: the frames asked for, looping, each frame the still rende
   t.true(same(frames[3], await still('/v1/render/ClassicSteve/64?yaw=120&pitch=10&pose=walking', ip)), 'frame 3 is the render at yaw 120');
   t.true(same(frames[8], await still('/v1/render/ClassicSteve/64?yaw=-90&pitch=10&pose=walking', ip)), 'frame 8 is the render at yaw 270 = -90');
   t.true(same(frames[11], await still('/v1/render/ClassicSteve/64?yaw=0&pitch=10&pose=walking', ip)), 'frame 11 is the render at yaw 360 = 0');
-  // The defaults: 36 frames, the still with no options first (the render's isometric view).
+  // The defaults: 36 frames, the sized render with no options first (the spec's yaw 0, pitch 0).
   const plain = await fetchOk('/v1/turntable/ClassicSteve?size=32', ip);
   t.is((await sharp(plain.bytes).metadata()).pages, 36);
   t.true(same((await framesOf(plain.bytes))[0], await still('/v1/render/ClassicSteve/32', ip)));

@@ -37,9 +37,9 @@ export const MODELS = ['classic', 'slim'] as const;
 export type Model = (typeof MODELS)[number];
 
 /**
- * The default view of `render` and `cube` (the turntable's first frame too): the player record
- * quotes /v1/render/{name} as its isometric address and the cube is an isometric cube, so without
- * `yaw` and `pitch` they show three faces. Turned 35 degrees towards the figure's left side, as the
+ * The default view of the record's isometric address (/v1/render/{name}, no size) and of the
+ * cube (an isometric cube by the spec's words): without `yaw` and `pitch` they show three faces.
+ * The sized render keeps the spec's table (yaw 0, pitch 0), as do the turntable, groups and uploads. Turned 35 degrees towards the figure's left side, as the
  * head is, so the face stays the widest (cos 35 = 0.82 of its width, the side 0.57); from 30 degrees
  * above, the elevation of the 2:1 isometric of game art, so the top shows at over half the front's
  * height. Explicit values keep their meaning: yaw=0&pitch=0 is the front view.
@@ -90,7 +90,7 @@ const fov = inQuery('fov', 'field of view in degrees: 0 (the default) draws an o
 const model = inQuery('model', 'the model the skin is drawn on: classic (arms 4 texels wide) or slim (3); default the player\'s own (an upload\'s: guessed from its pixels)', choice(MODELS), { example: 'slim' });
 
 /** The options of `render` (GET of a player, POST of an upload), in the order the docs list them. */
-export const RENDER_OPTIONS: readonly Param[] = [yaw(ISOMETRIC.yaw), pitch(ISOMETRIC.pitch), shadow(1), outer, helm, bg, scale, pose, equip, flip, fov, model, ...limbs];
+export const RENDER_OPTIONS: readonly Param[] = [yaw(0), pitch(0), shadow(1), outer, helm, bg, scale, pose, equip, flip, fov, model, ...limbs];
 
 /**
  * Per kind: the default size, the options that change its pixels (those optionsKey reads), and the
@@ -113,10 +113,13 @@ const unused = (p: Param): Param => ({ ...p, deprecated: true, description: `${p
 
 export const imageSummary = (kind: ImageKind) => KINDS[kind].summary;
 
+/** /v1/render/{name}, the record's isometric address: the render's options with the isometric view by default. */
+const ISOMETRIC_RENDER: readonly Param[] = RENDER_OPTIONS.map((p) => (p.name === 'yaw' ? yaw(ISOMETRIC.yaw) : p.name === 'pitch' ? pitch(ISOMETRIC.pitch) : p));
+
 /** The parameters of GET /v1/<kind>/{name}[/{size}] after the name: the size, then the options. */
 export function imageParams(kind: ImageKind, sizeIn: 'path' | 'query'): Param[] {
   const { size, options, unused: others } = KINDS[kind];
-  return [sizeParam(sizeIn, size), ...options, ...others.map(unused)];
+  return [sizeParam(sizeIn, size), ...(kind === 'render' && sizeIn === 'query' ? ISOMETRIC_RENDER : options), ...others.map(unused)];
 }
 
 /** The options of an image request from its parameters as read. */

@@ -75,7 +75,8 @@ async function renderUpload(ctx: Context, service: SkinsService, params: Params)
 
 // The form of an upload: the options of a render, the model among them (the query may carry them too).
 const uploadFields: Param[] = [
-  ...imageParams('render', 'query').slice(1).map(asFormField),
+  // The sized render's options (the spec's yaw 0, pitch 0): an upload has no isometric address.
+  ...imageParams('render', 'path').slice(1).map(asFormField),
   asFormField(formatParam),
 ];
 const field = (p: Param) => [p.name, { ...p.schema, description: p.description, ...(p.deprecated ? { deprecated: true } : {}) }];
