@@ -8,6 +8,7 @@ import { DEFAULT_TTLS } from '../api/config.ts';
 import { silentLogger } from '../shared/log.ts';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
 import { redisUnavailableReason, startRedis, type TestRedis } from './helpers/redis.ts';
+import { until } from './helpers/poll.ts';
 import { call, startApp } from './helpers/service.ts';
 
 const skip = redisUnavailableReason();
@@ -90,7 +91,7 @@ maybe('the ledger drops members of expired keys as entries are written, at most 
   // Past the minute, the next write prunes: no member of an expired key is left, live ones stay.
   await new Promise((resolve) => setTimeout(resolve, 61_000));
   await ns.set('second', 'y');
-  await waitFor(async () => (await gone()) === 0);
+  await until('the expired members dropped', gone, (n) => n === 0);
   t.is(await client.zScore(LEDGER_KEY, 'long::first') !== null, true);
   t.is(await client.zScore(LEDGER_KEY, 'long::second') !== null, true);
   // Within the minute, writes do not prune again: one ZREMRANGEBYSCORE a minute, not one a write.
@@ -98,8 +99,3 @@ maybe('the ledger drops members of expired keys as entries are written, at most 
   for (let i = 0; i < 20; i += 1) await ns.set(`more${i}`, 'z');
   t.is(await gone(), 100);
 });
-
-/** Polls until `done` (the prune is sent without being awaited by the write). */
-async function waitFor(done: () => Promise<boolean>): Promise<void> {
-  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20));
-}

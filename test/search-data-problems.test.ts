@@ -1,13 +1,13 @@
 // Operators' real data: values no parser foresaw (IPv6 zone ids), broken rows, spreadsheet CSV
 // and national phone numbers never stop the start or a rebuild; every skip is counted per file
 // in /health and logged with its file and line.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { ConfigError, loadConfig } from '../api/config.ts';
-import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
+import { call, startApp, type RunningApp } from './helpers/service.ts';
+import { createSearchKey } from './helpers/search-keys.ts';
 
 let app: RunningApp;
 let key: string;
@@ -29,8 +29,7 @@ test.before(async () => {
   // A Chinese Excel export: semicolons, a byte order mark, national numbers.
   await fs.writeFile(path.join(data, 'contacts.csv'), '\uFEFFfull_name;mobile;email\r\nWang Xiaoming;131 2345 6789;wang.xm@example.org\r\n');
   app = await startApp({ SERVICES: 'search', SEARCH_DATA: data, SEARCH_DEFAULT_REGION: 'CN', DATA_DIR: dataDir, OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false' });
-  const created = spawnSync(process.execPath, ['scripts/search-keys.ts', 'create', '--name', 'problems'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
-  key = JSON.parse(created.stdout).key;
+  key = createSearchKey(dataDir, 'problems');
 });
 test.after.always(async () => {
   await app?.stop();

@@ -1,14 +1,14 @@
 // The search service against the fake game upstream: players found through the skins clients,
 // each source's own time limit and one deadline per search when the upstream hangs. Also: the admin API off without a token,
 // and per-IP limits on unauthenticated failures. Serial: the tests steer one fake upstream.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { startFakeUpstream, type FakeUpstream } from '../scripts/fake-upstream/server.ts';
 import { writeSyntheticData } from '../scripts/search-data.ts';
-import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
+import { call, startApp, type RunningApp } from './helpers/service.ts';
+import { createSearchKey } from './helpers/search-keys.ts';
 
 const TIMEOUT_MS = 1500;
 const SOURCE_TIMEOUT_MS = 1000;
@@ -33,8 +33,7 @@ test.before(async () => {
     UPSTREAM_TIMEOUT_MS: '60000', UPSTREAM_RETRIES: '0', PUBLIC_URL: 'http://skins.example.org', ...fake.env,
   });
   // No SEARCH_ADMIN_TOKEN: keys come from the CLI.
-  const created = spawnSync(process.execPath, ['scripts/search-keys.ts', 'create', '--name', 'deadline'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
-  key = JSON.parse(created.stdout).key;
+  key = createSearchKey(dataDir, 'deadline');
 });
 test.after.always(async () => {
   await app?.stop();

@@ -4,11 +4,12 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import test from 'ava';
 import { startFakeUpstream } from '../scripts/fake-upstream/server.ts';
 import { writeSyntheticData } from '../scripts/search-data.ts';
-import { call, ROOT, startApp } from './helpers/service.ts';
+import { call, startApp } from './helpers/service.ts';
+import { until } from './helpers/poll.ts';
+import { createSearchKey } from './helpers/search-keys.ts';
 
 test('a key with SEARCH_KEY_CONCURRENCY searches running gets 429 for the next, uncounted; another key is served', async (t) => {
   const fake = await startFakeUpstream();
@@ -20,20 +21,15 @@ test('a key with SEARCH_KEY_CONCURRENCY searches running gets 429 for the next, 
   await writeSyntheticData(dataFile, 50, { seed: 5 });
   const app = await startApp({ SERVICES: 'search', SEARCH_DATA: dataFile, DATA_DIR: dataDir, SEARCH_KEY_CONCURRENCY: '2', SEARCH_TIMEOUT_MS: '120000', SEARCH_SOURCE_TIMEOUT_MS: '60000', ...fake.env });
   t.teardown(() => app.stop());
-  const newKey = (name: string, limit: string) => {
-    const created = spawnSync(process.execPath, ['scripts/search-keys.ts', 'create', '--name', name, '--limit', limit], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
-    t.is(created.status, 0, created.stderr);
-    return JSON.parse(created.stdout).key as string;
-  };
-  const busy = newKey('busy', '3');
-  const other = newKey('other', '10');
+  const busy = createSearchKey(dataDir, 'busy', '--limit', '3');
+  const other = createSearchKey(dataDir, 'other', '--limit', '10');
   const search = (query: string, type: string, key: string) =>
     call(`${app.urls.search}/v1/search?${new URLSearchParams({ query, type })}`, { headers: { 'x-api-key': key } });
 
   // Two player searches whose upstream calls hang: both are running once the fake has seen both.
   const running = [search('HangingOne', 'network_user', busy), search('HangingTwo', 'network_user', busy)];
   const asked = (name: string) => fake.requests().some((r) => `${r.path} ${r.body ?? ''}`.toLowerCase().includes(name.toLowerCase()));
-  while (!asked('HangingOne') || !asked('HangingTwo')) await new Promise((resolve) => setTimeout(resolve, 10));
+  await until('both searches at the upstream', async () => asked('HangingOne') && asked('HangingTwo'), Boolean);
   const refused = await search('someone@example.com', 'email', busy);
   t.is(refused.status, 429, refused.text.slice(0, 300));
   t.is(refused.json.error.code, 'rate_limited');

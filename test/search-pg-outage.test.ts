@@ -2,14 +2,14 @@
 // sources it still has and reports `local_index` skipped, starts without it, and comes back by
 // itself when the database does. The shared server is not stopped: the service reaches it through
 // a TCP proxy the test cuts and restores.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { createDatabase, runImport, tcpProxy, type TcpProxy, type TestDatabase } from './helpers/postgres.ts';
-import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
+import { call, startApp, type RunningApp } from './helpers/service.ts';
 import { until } from './helpers/poll.ts';
+import { createSearchKey } from './helpers/search-keys.ts';
 
 const PERSON = { full_name: 'Ada Example', phone: '+1 202 555 0143', email: 'ada.example@example.org' };
 
@@ -29,8 +29,7 @@ test.before(async () => {
   proxy = await tcpProxy();
   env = { SERVICES: 'search', DATA_DIR: path.join(dir, 'state'), SEARCH_DATABASE_URL: proxy.url(db.url), OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false' };
   app = await startApp(env);
-  const created = spawnSync(process.execPath, ['scripts/search-keys.ts', 'create', '--name', 'outage'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: env.DATA_DIR }, encoding: 'utf8' });
-  key = JSON.parse(created.stdout).key;
+  key = createSearchKey(env.DATA_DIR, 'outage');
 });
 
 test.after.always(async () => {

@@ -2,7 +2,6 @@
 // the same answers as the in-memory index over one data set, the poisoned-row rules, re-imports
 // (unchanged files left alone, a changed file's rows replaced, an interrupted import finished),
 // searches while an import swaps a file in, and two instances on one database.
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -12,8 +11,9 @@ import { ConfigError, loadConfig } from '../api/config.ts';
 import { SEARCH_OLD_SPACE_FLAG } from '../api/relaunch.ts';
 import { syntheticRecords, writeSyntheticData } from '../scripts/search-data.ts';
 import { createDatabase, fileOutcomes, runImport, type TestDatabase } from './helpers/postgres.ts';
-import { call, ROOT, startApp, type RunningApp } from './helpers/service.ts';
+import { call, startApp, type RunningApp } from './helpers/service.ts';
 import { until } from './helpers/poll.ts';
+import { createSearchKey } from './helpers/search-keys.ts';
 
 const RECORDS = 1500;
 const SEED = 5;
@@ -61,8 +61,7 @@ test.before(async () => {
   firstImport = await runImport(db.url, data);
   const env = { SERVICES: 'search', DATA_DIR: path.join(dir, 'state'), SEARCH_RATE_LIMIT: '1000000', SEARCH_KEY_CONCURRENCY: '1000', OFFICIAL_ENABLED: 'false', EXTERNAL_ENABLED: 'false' };
   [memory, postgres] = await Promise.all([startApp({ ...env, SEARCH_DATA: data }), startApp({ ...env, SEARCH_DATABASE_URL: db.url })]);
-  const created = spawnSync(process.execPath, ['scripts/search-keys.ts', 'create', '--name', 'pg'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: env.DATA_DIR }, encoding: 'utf8' });
-  key = JSON.parse(created.stdout).key;
+  key = createSearchKey(env.DATA_DIR, 'pg');
 });
 
 test.after.always(async () => {

@@ -7,13 +7,13 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import test from 'ava';
 import { startFakeUpstream } from '../scripts/fake-upstream/server.ts';
 import { writeSyntheticData } from '../scripts/search-data.ts';
 import { redisUnavailableReason, SHARED_COUNT_ENV, startRedis } from './helpers/redis.ts';
-import { call, ROOT, startApp } from './helpers/service.ts';
+import { call, startApp } from './helpers/service.ts';
 import { startSkins } from './helpers/skins.ts';
+import { createSearchKey } from './helpers/search-keys.ts';
 
 /** The production budgets (api/config.ts DEFAULT_BUDGETS): 60 calls of burst, one a second. */
 const BUDGETS_ON = {
@@ -117,12 +117,8 @@ test('the search players source is charged to the key', async (t) => {
   await writeSyntheticData(dataFile, 50, { seed: 3 });
   const app = await startApp({ SERVICES: 'search', SEARCH_DATA: dataFile, DATA_DIR: dataDir, UPSTREAM_CLIENT_LOOKUPS: '4', ...BUDGETS_ON, ...fake.env });
   t.teardown(() => app.stop());
-  const newKey = (name: string) => {
-    const created = spawnSync(process.execPath, ['scripts/search-keys.ts', 'create', '--name', name], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
-    return JSON.parse(created.stdout).key as string;
-  };
-  const heavy = newKey('heavy');
-  const light = newKey('light');
+  const heavy = createSearchKey(dataDir, 'heavy');
+  const light = createSearchKey(dataDir, 'light');
   const search = (query: string, key: string) =>
     call(`${app.urls.search}/v1/search?${new URLSearchParams({ query, type: 'network_user' })}`, { headers: { 'x-api-key': key } });
   // Each unknown name asks both sources: at least two uncached lookups a search, against 4.
