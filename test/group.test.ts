@@ -62,6 +62,8 @@ test('an unknown name is left out and named in X-Group-Missing; none found is 40
   t.is(r.status, 200);
   t.is(r.headers.get('x-group-missing'), 'Nobody_Here');
   t.regex(r.headers.get('access-control-expose-headers') ?? '', /X-Group-Missing/);
+  // A group missing someone is kept no longer than a 404: that player may exist soon.
+  t.is(r.headers.get('cache-control'), 'public, max-age=60');
   const group = await decodePng(r.bytes);
   t.is(group.width, 2 * SIZE);
   t.true(band(group, 1).equals((await picture(`/v1/render/Robot/${SIZE}?${OPTIONS}`)).data));
@@ -70,6 +72,7 @@ test('an unknown name is left out and named in X-Group-Missing; none found is 40
   t.is(again.headers.get('x-group-missing'), 'Nobody_Here');
   const complete = await h.get(`/v1/group/${SIZE}?names=Knight,Robot&${OPTIONS}`);
   t.is(complete.headers.get('x-group-missing'), null);
+  t.regex(complete.headers.get('cache-control') ?? '', /immutable/);
   const none = await h.get(`/v1/group/${SIZE}?names=Nobody_Here,Nobody_There`);
   t.is(none.status, 404);
   t.is(none.json.code, 'not_found');

@@ -6,6 +6,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { images } from '../docs/fragments.ts';
 import { choice, inQuery, text, type Params } from '../http/params.ts';
+import { NOT_FOUND_MAX_AGE } from '../http/errors.ts';
 import type { Route } from '../http/route-table.ts';
 import { drawnCost, pixelsOf } from './image-cost.ts';
 import { extensionOf, formatParam, requestFormat } from './image-format.ts';
@@ -57,7 +58,11 @@ async function group(ctx: Context, service: SkinsService, params: Params): Promi
   await service.images.replyDrawn(ctx, key, format, async (client) => composeGroup(await Promise.all(players.map((p) => service.images.renderPng(p, options, client))), options.size), {
     admit: () => chargeWork(ctx, service, drawnCost(players.length * pixelsOf(options), format)),
   });
-  if (missing) ctx.set('Access-Control-Expose-Headers', `${IMAGE_EXPOSED}, X-Group-Missing`);
+  if (missing) {
+    ctx.set('Access-Control-Expose-Headers', `${IMAGE_EXPOSED}, X-Group-Missing`);
+    // Partly a "not found": kept no longer than a 404 is, so a player who appears later is drawn soon.
+    ctx.set('Cache-Control', `public, max-age=${NOT_FOUND_MAX_AGE}`);
+  }
 }
 
 // The elytra is refused: the renderer frames a figure with wings in a larger sphere (so smaller),
@@ -76,7 +81,7 @@ export const GROUP_ROUTES: Route<SkinsService>[] = [{
     summary: 'Several players side by side',
     description: [
       `Up to ${GROUP_MAX} players (names or UUIDs), each the render GET /v1/render/{name}/{size} draws with the same options, side by side left to right in the order given, on one canvas \`size\` high.`,
-      'A name that is no player (unknown, malformed) is left out and named, percent-encoded, in X-Group-Missing; when none is found the answer is 404 not_found. Any other lookup failure answers as the lookup would.',
+      'A name that is no player (unknown, malformed) is left out and named, percent-encoded, in X-Group-Missing, and such a picture is cached no longer than a 404 (max-age 60); when none is found the answer is 404 not_found. Any other lookup failure answers as the lookup would.',
       `Each player's uncached lookup counts against the client's lookups, and a group that is not cached costs its work budget one render per player. ${FORMAT_NOTE} ${WORK_NOTE} Answers HEAD too.`,
     ].join(' '),
     ok: { ...ok, headers: { ...ok.headers, 'X-Group-Missing': { description: 'the names left out (not found), comma-separated and percent-encoded', schema: { type: 'string' } } } },
