@@ -131,7 +131,7 @@ export async function runPass(sources: readonly SearchSource[], query: TypedValu
   const timer = setTimeout(() => own.abort(), request.sourceTimeoutMs);
   const pass: PassRequest = { ...request, signal: AbortSignal.any([request.deadline, own.signal]) };
   try {
-    const asked = sources.filter((s) => s.answers.includes(query.type));
+    const asked = sources.filter((s) => s.answers.includes(query.type) && (!query.match || s.patterns === true));
     const answers = await Promise.all(asked.map((s) => askSource(s, query, pass, log)));
     const data: Record<string, SourceReport> = {};
     for (const s of sources) {

@@ -4,8 +4,11 @@ export const SEARCH_TYPES = ['phone', 'email', 'messenger_user', 'network_user',
 export type SearchType = typeof SEARCH_TYPES[number];
 export type TypeParam = SearchType | 'auto';
 
-/** A value together with the type it was normalised as. */
-export interface TypedValue { type: SearchType; value: string }
+/**
+ * A value together with the type it was normalised as. `match` marks a query pattern (`*@domain`,
+ * a `prefix*`): `value` is then the domain or the prefix, and only sources with `patterns` answer it.
+ */
+export interface TypedValue { type: SearchType; value: string; match?: 'domain' | 'prefix' }
 
 export interface TypeInfo { type: TypeParam; description: string; example: string }
 

@@ -130,15 +130,25 @@ export class LocalIndex {
     return new LocalIndex(rows, names, postings, region, stats);
   }
 
-  /** Rows holding the value, the first `limit` of them parsed; `total` counts them all. */
-  find(query: TypedValue, limit: number): { hits: IndexHit[]; total: number } {
+  /**
+   * Rows holding the value in file and line order: `limit` of them parsed after passing over
+   * `offset`; `total` counts them all.
+   */
+  find(query: TypedValue, limit: number, offset = 0): { hits: IndexHit[]; total: number } {
     const key = typedKey(query);
     const ids = this.postings.find(key);
     const hits: IndexHit[] = [];
+    let passed = 0;
     for (const id of ids) {
       if (hits.length >= limit) break;
+      // Past the offset a row is taken as found; before it, only counting is needed, and fingerprints
+      // make a false match vanishingly rare, so it is counted without being parsed.
+      if (passed < offset) {
+        passed += 1;
+        continue;
+      }
       const hit = this.row(id);
-      // Fingerprints make a false match vanishingly rare; the parsed row settles it anyway.
+      // The parsed row settles a (vanishingly rare) shared fingerprint.
       if (hit.entities.some((e) => typedKey(e) === key)) hits.push(hit);
     }
     return { hits, total: ids.length };

@@ -1,6 +1,7 @@
 // The imported files as /health shows them: the same statistics as the in-memory index's, read
 // from the catalogue (one row per file, written by the import), so reading them costs the same at
 // a thousand rows as at a billion.
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 
 /** Runs a statement (the source's pool, through its bound on waiting statements). */
@@ -28,6 +29,8 @@ export interface Catalogue {
   stats: IndexStats;
   /** Files whose phone numbers without a country code were read in another region than `region`. */
   otherRegion: string[];
+  /** Changes whenever an import swaps a file in or out: each file's name and import time. */
+  version: string;
 }
 
 /** The catalogue; empty before the first import created the schema. */
@@ -66,5 +69,6 @@ export async function readCatalogue(query: RunQuery, region: string): Promise<Ca
       index_bytes: sum('index_bytes'),
     },
     otherRegion: rows.filter((r) => r.region !== region).map((r) => r.name),
+    version: createHash('sha256').update(rows.map((r) => `${r.name}\n${r.indexed_at.toISOString()}`).join('\n')).digest('base64url').slice(0, 16),
   };
 }

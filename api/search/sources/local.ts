@@ -70,8 +70,13 @@ export class LocalIndexSource implements SearchSource {
     return this.index ? null : 'the index is not built';
   }
 
+  /** A rebuild numbers rows afresh: its time names the data. */
+  dataVersion(): string | null {
+    return this.index?.stats.built_at ?? null;
+  }
+
   async search(query: TypedValue, request: SourceRequest): Promise<SourceAnswer> {
-    const { hits, total } = this.index!.find(query, request.limit);
+    const { hits, total } = this.index!.find(query, request.limit, request.offset);
     return {
       records: hits.map((h) => ({ source: this.id, kind: 'record', ref: h.ref, fields: h.record, entities: h.entities })),
       total,

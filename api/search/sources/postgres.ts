@@ -38,18 +38,18 @@ export class PoolBusy extends Error {
   override readonly name = 'PoolBusy';
 }
 
-// Each key's count and first rows in import order (file, then line), for every lookup asked in
+// Each key's count and a page of its rows in import order (file, then line), for every lookup asked in
 // the same turn of the event loop (a search's cross pass, searches arriving together) in one
 // round trip: one statement, one reply, instead of one each. The values table is named first:
 // searches then lock it before the rows, in the order an import swapping a file in takes them,
 // so the two cannot deadlock.
 const LOOKUP = `
 SELECT q.n, h.total, x.name, x.line, x.body, x.entities
-FROM unnest($1::bigint[], $2::int[]) WITH ORDINALITY AS q(key, lim, n)
+FROM unnest($1::bigint[], $2::int[], $3::int[]) WITH ORDINALITY AS q(key, lim, off, n)
 CROSS JOIN LATERAL (SELECT count(*) AS total FROM (SELECT 1 FROM search_values WHERE key = q.key LIMIT ${TOTAL_CAP + 1}) c) h
 LEFT JOIN LATERAL (
   SELECT v.file_no, v.line, r.body, r.entities, f.name
-  FROM (SELECT file_no, line FROM search_values WHERE key = q.key ORDER BY file_no, line LIMIT q.lim) v
+  FROM (SELECT file_no, line FROM search_values WHERE key = q.key ORDER BY file_no, line LIMIT q.lim OFFSET q.off) v
   JOIN search_rows r ON r.file_no = v.file_no AND r.line = v.line
   JOIN search_files f ON f.file_no = v.file_no
 ) x ON true
@@ -80,6 +80,7 @@ export class PostgresSource implements SearchSource {
   private readonly pool: pg.Pool;
   private listener: pg.Client | null = null;
   private catalogue: IndexStats | null = null;
+  private version: string | null = null;
   private lastRead: RebuildReport | null = null;
   /** Why the database cannot be used now; null when it can. */
   private down: string | null = null;
@@ -91,7 +92,7 @@ export class PostgresSource implements SearchSource {
   /** The files last warned about as typed in another region. */
   private otherRegion = '';
   /** Lookups asked in this turn of the event loop, sent together when it ends. */
-  private pending: Array<{ key: string; limit: number; done: (rows: Promise<LookupRow[]>) => void }> = [];
+  private pending: Array<{ key: string; limit: number; offset: number; done: (rows: Promise<LookupRow[]>) => void }> = [];
   private readonly poolSize: number;
   private readonly poolQueue: number;
   private readonly poolWaitMs: number;
@@ -149,11 +150,16 @@ export class PostgresSource implements SearchSource {
     };
   }
 
+  /** The files imported now, each by its number (a re-import swaps a file in under a new one). */
+  dataVersion(): string | null {
+    return this.version;
+  }
+
   async search(query: TypedValue, request: SourceRequest): Promise<SourceAnswer> {
     let rows: LookupRow[];
     const key = valueKey(query);
     try {
-      rows = await this.lookup(key, request.limit);
+      rows = await this.lookup(key, request.limit, request.offset ?? 0);
     } catch (error) {
       // Nothing imported yet: no tables, no rows.
       if ((error as { code?: string }).code === UNDEFINED_TABLE) return { records: [], total: 0 };
@@ -193,10 +199,10 @@ export class PostgresSource implements SearchSource {
     if (this.frequent.size > FREQUENT_KEYS) this.frequent.delete(this.frequent.values().next().value!);
   }
 
-  /** A key's rows, asked together with the other lookups of this turn. */
-  private lookup(key: string, limit: number): Promise<LookupRow[]> {
+  /** A page of a key's rows, asked together with the other lookups of this turn. */
+  private lookup(key: string, limit: number, offset: number): Promise<LookupRow[]> {
     return new Promise((resolve) => {
-      this.pending.push({ key, limit, done: resolve });
+      this.pending.push({ key, limit, offset, done: resolve });
       if (this.pending.length === 1) queueMicrotask(() => this.flush());
     });
   }
@@ -220,7 +226,7 @@ export class PostgresSource implements SearchSource {
     if (shared.length) batches.push(shared);
     for (const batch of batches) {
       const answer = this.gated(() => this.pool.query<LookupRow>({
-        name: 'search-lookup', text: LOOKUP, values: [batch.map((a) => a.key), batch.map((a) => a.limit)],
+        name: 'search-lookup-page', text: LOOKUP, values: [batch.map((a) => a.key), batch.map((a) => a.limit), batch.map((a) => a.offset)],
       })).then(({ rows }) => {
         const each = batch.map((): LookupRow[] => []);
         for (const row of rows) each[Number(row.n) - 1].push(row);
@@ -295,12 +301,13 @@ export class PostgresSource implements SearchSource {
     const at = new Date().toISOString();
     try {
       await this.listen();
-      const { stats, otherRegion } = await readCatalogue((text) => this.gated(() => this.pool.query(text)), this.region);
+      const { stats, otherRegion, version } = await readCatalogue((text) => this.gated(() => this.pool.query(text)), this.region);
       if (otherRegion.join('\n') !== this.otherRegion && otherRegion.length) {
         this.log.warn('search data imported with another SEARCH_DEFAULT_REGION; import these files again', { files: otherRegion, region: this.region });
       }
       this.otherRegion = otherRegion.join('\n');
       this.catalogue = stats;
+      this.version = version;
       this.lastRead = { at, ok: true, error: null };
       if (this.down) this.log.info('search database reachable again');
       this.down = null;

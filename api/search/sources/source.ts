@@ -33,8 +33,15 @@ export interface SearchSource {
   readonly description: string;
   readonly answers: readonly SearchType[];
   readonly produces: readonly SearchType[];
+  /** Answers query patterns (TypedValue.match) of the types it answers. */
+  readonly patterns?: boolean;
   /** Why the source cannot answer right now (nothing connected, still loading); null when it can. */
   unavailable(): string | null;
+  /**
+   * Names the data the source answers from now (an index build, an import's catalogue); it changes
+   * when rows may have moved, so a client paging through can be told. Absent: the source pages nothing.
+   */
+  dataVersion?(): string | null;
   search(query: TypedValue, request: SourceRequest): Promise<SourceAnswer>;
 }
 
@@ -43,6 +50,8 @@ export interface SourceRequest {
   signal: AbortSignal;
   /** Records to return at most; more are counted in `total`. */
   limit: number;
+  /** Matching records to pass over first, in the source's stable order (paging); 0 when absent. */
+  offset?: number;
 }
 
 /** Thrown by a source that cannot answer this particular value; reported as `skipped`. */
