@@ -12,6 +12,7 @@ import type { Config } from '../config.ts';
 import { limitedUntil, rateLimitHeaders, type RateLimiter } from '../http/rate-limit.ts';
 import type { KeyStore } from './keys/store.ts';
 import type { ConsumeResult, KeyRecord } from './keys/model.ts';
+import { planFigures, type PlanFigures } from './plans.ts';
 
 /** Quotas per IP a minute: SEARCH_RATE_LIMIT and SEARCH_ADMIN_RATE_LIMIT (api/config.ts gives their defaults). */
 export const SEARCH_GROUPS = {
@@ -46,9 +47,16 @@ export async function checkKey(store: KeyStore, limiter: RateLimiter, ctx: Conte
   await accepted(await store.peek(key), limiter, ctx);
 }
 
-/** Checks the key and counts this request against it. */
-export async function useKey(store: KeyStore, limiter: RateLimiter, ctx: Context, key: string): Promise<KeyRecord> {
-  return accepted(await store.consume(key), limiter, ctx);
+/** An accepted key's record and the figures of its plan (with its own overrides). */
+export interface KeyUse { record: KeyRecord; figures: PlanFigures }
+
+/**
+ * Checks the key and counts `count` searches against it (a bulk request counts each of its
+ * queries).
+ */
+export async function useKey(keys: { store: KeyStore; limiter: RateLimiter; config: Config }, ctx: Context, key: string, _count = 1): Promise<KeyUse> {
+  const record = await accepted(await keys.store.consume(key), keys.limiter, ctx);
+  return { record, figures: planFigures(keys.config, record) };
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest();

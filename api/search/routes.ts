@@ -49,7 +49,7 @@ async function search(ctx: Context, service: SearchService, params: Params): Pro
   // Refused before the key is counted: a search that never ran costs no quota.
   const release = service.running.enter(key);
   try {
-    const record = await useKey(service.keys, service.limiter, ctx, key);
+    const { record } = await useKey({ store: service.keys, limiter: service.limiter, config: service.config }, ctx, key);
     ctx.body = await service.search(parsed, record.id, assumedRegion(fields.query as string, parsed, region));
   } finally {
     release();
