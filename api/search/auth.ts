@@ -6,7 +6,7 @@
 // 128-bit one at least (api/config.ts refuses a weaker one), so a global budget would only let one
 // client lock every key holder or the operator out.
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { ApiError, type ErrorCode } from '../../shared/errors.ts';
 import type { Config } from '../config.ts';
 import { limitedUntil, rateLimitHeaders, type RateLimiter } from '../http/rate-limit.ts';
@@ -58,6 +58,17 @@ export async function useKey(keys: { store: KeyStore; limiter: RateLimiter; conf
   const record = await accepted(await keys.store.consume(key), keys.limiter, ctx);
   return { record, figures: planFigures(keys.config, record) };
 }
+
+/**
+ * A request without a key that could search is refused before anything else is read; the key is
+ * left in `ctx.state.searchKey`. Nothing is counted against the key here.
+ */
+export const keyAccepted = (service: { keys: KeyStore; limiter: RateLimiter }): Middleware => async (ctx, next) => {
+  const key = presentedKey(ctx) ?? await refuse(service.limiter, ctx, 'missing_key');
+  await checkKey(service.keys, service.limiter, ctx, key);
+  ctx.state.searchKey = key;
+  await next();
+};
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 

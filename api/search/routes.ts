@@ -1,7 +1,7 @@
 // The search service's route table: the front page, /health and /v1/types need no key and are
 // not counted; /v1/search (GET or POST) needs a key and counts in the search group; the admin API
 // (admin-routes.ts) needs the admin token.
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { readJson } from '../http/body.ts';
 import { isOperator } from '../metrics.ts';
@@ -11,7 +11,7 @@ import type { Route, RouteTable } from '../http/route-table.ts';
 import { json, pretty, prettyOnRequest, requires } from '../docs/fragments.ts';
 import { ref } from '../docs/schemas.ts';
 import { HEALTH_DOC, ROOT_DOC } from '../docs/shared-routes.ts';
-import { checkKey, presentedKey, refuse, SEARCH_GROUPS, useKey } from './auth.ts';
+import { keyAccepted, SEARCH_GROUPS, useKey } from './auth.ts';
 import { assumedRegion, parseQuery } from './detect.ts';
 import { requestOrigin } from '../http/client-address.ts';
 import { pageLanguage } from '../http/i18n.ts';
@@ -30,14 +30,6 @@ function front(ctx: Context, service: SearchService): void {
     self: publicUrl ?? requestOrigin(ctx, ctx.state.viaTrustedProxy === true), docs: `${service.config.publicUrl}/docs`, services: serviceLinks(service.config, ctx, 'search'),
   });
 }
-
-/** A request without a key that could search is refused before anything else is read. */
-const keyAccepted = (service: SearchService): Middleware => async (ctx, next) => {
-  const key = presentedKey(ctx) ?? await refuse(service.limiter, ctx, 'missing_key');
-  await checkKey(service.keys, service.limiter, ctx, key);
-  ctx.state.searchKey = key;
-  await next();
-};
 
 async function search(ctx: Context, service: SearchService, params: Params): Promise<void> {
   const input = ctx.method === 'GET' ? params : await readJson(ctx);
