@@ -9,6 +9,7 @@ import { readMediaSettings, type MediaSettings } from './media/config.ts';
 import { parseBudget, type BudgetSpec } from './skins/upstream/budget.ts';
 import type { CountryCode } from 'libphonenumber-js';
 import { DEFAULT_REGION, parseRegion } from './search/values/phone.ts';
+import { DEFAULT_PLAN_FIGURES, FIGURE_BOUNDS, parsePlans, showPlans, type Plan, type PlanFigures } from './search/plans.ts';
 import { DEFAULT_GPU_BACKEND, GPU_BACKENDS, GPU_MODES, type GpuBackend, type GpuMode } from '../renderer/gpu.ts';
 import { flag, httpUrl, integer, list, oneOf, quota, secret, serverUrl, Settings, text, type Env, type Kind, type Section } from './settings.ts';
 
@@ -99,9 +100,11 @@ export interface Config {
     auditSecret: string | null;
     /** Where the search service is reached (its front page's examples); null = the request's origin. */
     publicUrl: string | null;
-    /** Requests a minute per IP on /v1/search (SEARCH_RATE_LIMIT) and on the admin API (SEARCH_ADMIN_RATE_LIMIT). */
+    /** Requests a minute per IP on /v1/search and /v1/key (SEARCH_RATE_LIMIT) and on the admin API (SEARCH_ADMIN_RATE_LIMIT). */
     rateLimit: number;
     adminRateLimit: number;
+    /** What each plan allows (SEARCH_PLANS); a key's own overrides apply on top (api/search/plans.ts). */
+    plans: Record<Plan, PlanFigures>;
   };
   dataDir: string;
 }
@@ -178,6 +181,13 @@ const region: Kind<CountryCode> = {
 };
 
 const redisUrl = serverUrl('redis', 'rediss');
+
+const plans: Kind<Record<Plan, PlanFigures>> = {
+  rule: `be \`plan:figure=N,…\` parts between semicolons, plans ${Object.keys(DEFAULT_PLAN_FIGURES).join(', ')}, figures ${
+    Object.entries(FIGURE_BOUNDS).map(([figure, { min, max }]) => `${figure} (${min}-${max})`).join(', ')}`,
+  parse: parsePlans,
+  show: showPlans,
+};
 
 export function loadConfig(env: Env = process.env): Config {
   const settings = new Settings(env);
@@ -461,8 +471,9 @@ function readSearch(s: Settings): Config['search'] {
     timeoutMs,
     sourceTimeoutMs,
     defaultRegion: s.read('SEARCH_DEFAULT_REGION', DEFAULT_REGION, region, 'the region phone numbers without a country code are read in, in queries and in data files (`US` because the generated data, the examples and the fake upstream use North American 555-01xx numbers; an operator with national data sets their own)'),
-    rateLimit: s.read('SEARCH_RATE_LIMIT', 600, quota, 'requests a minute per client on `/v1/search` (GET and POST together); past it 429 `rate_limited` before the key is looked up'),
+    rateLimit: s.read('SEARCH_RATE_LIMIT', 600, quota, 'requests a minute per client on `/v1/search` (GET and POST together, and `/v1/search/bulk`), `/v1/search/sources` and `/v1/key`; past it 429 `rate_limited` before the key is looked up'),
     adminRateLimit: s.read('SEARCH_ADMIN_RATE_LIMIT', 120, quota, 'the same for the admin API (`/v1/admin/keys…`)'),
+    plans: s.read('SEARCH_PLANS', DEFAULT_PLAN_FIGURES, plans, 'what each key plan allows, the figures named here replacing the defaults (`basic:searches_per_minute=60;premium:export_rows=0` changes two): `searches_per_minute` a key may make (per key, whatever its addresses; a bulk request counts each query; past it 429 `rate_limited`), `page_rows` a page may hold, `bulk_size` queries a bulk request may hold, `export_rows` an export may stream (0 = no export). A key\'s own figures (admin API, `search-keys`) replace its plan\'s ([Plans](search.md#plans))'),
     auditSecret: s.optional('SEARCH_AUDIT_SECRET', secret(16), {
       default: 'made at the first start',
       meaning: 'key of the audit line\'s query HMAC; without it a random 256-bit secret is made once and kept in Redis or `DATA_DIR/search-audit-secret`, so hashes stay comparable across restarts and instances',

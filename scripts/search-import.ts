@@ -103,7 +103,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const ms = Math.round(performance.now() - started);
   const tally = (kind: FileOutcome['outcome']) => outcomes.filter((o) => o.outcome === kind).length;
-  log.info('search import done', { imported: tally('imported'), unchanged: tally('unchanged'), removed: tally('removed'), failed: tally('failed'), rows, ms, rows_per_s: Math.round(rows / (ms / 1000)) });
+  log.info('search import done', { imported: tally('imported'), unchanged: tally('unchanged'), facts_updated: tally('facts_updated'), removed: tally('removed'), failed: tally('failed'), rows, ms, rows_per_s: Math.round(rows / (ms / 1000)) });
   return tally('failed') ? 1 : 0;
 }
 

@@ -1,25 +1,36 @@
 // Operator CLI for search API keys, on the same store as the running service (REDIS_URL, else
 // the JSON file in DATA_DIR). Same validation as the admin API.
-//   npm run search-keys -- create --name NAME [--plan basic|premium] [--duration 2m|lifetime | --expires-at ISO] [--limit N] [--key-only]
+//   npm run search-keys -- create --name NAME [--plan basic|premium] [--duration 2m|lifetime | --expires-at ISO] [--limit N] [FIGURES] [--key-only]
 //   npm run search-keys -- list [--json]
-//   npm run search-keys -- update ID [--disable | --enable] [--limit N|none] [--expires-at ISO|never]
+//   npm run search-keys -- update ID [--disable | --enable] [--plan basic|premium] [--limit N|none] [--expires-at ISO|never] [FIGURES]
 //   npm run search-keys -- delete ID
+// FIGURES: --searches-per-minute, --page-rows, --bulk-size, --export-rows, each N or `plan` (the plan's).
 import { parseArgs } from 'node:util';
 import type { RedisClientType } from '@redis/client';
 import { ConfigError, loadConfig } from '../api/config.ts';
 import { connectRedis } from '../api/redis.ts';
 import { parseCreateInput, parsePatch, publicKey, type KeyPatch, type PublicKey } from '../api/search/keys/model.ts';
 import { openKeyStore } from '../api/search/keys/store.ts';
+import { FIGURES, type Figure } from '../api/search/plans.ts';
 import { isApiError } from '../shared/errors.ts';
 import { createLogger } from '../shared/log.ts';
 
 const USAGE = `usage:
-  search-keys create --name NAME [--plan basic|premium] [--duration 2m|1y|lifetime | --expires-at ISO] [--limit N] [--key-only]
+  search-keys create --name NAME [--plan basic|premium] [--duration 2m|1y|lifetime | --expires-at ISO] [--limit N] [FIGURES] [--key-only]
   search-keys list [--json]
-  search-keys update ID [--disable | --enable] [--limit N|none] [--expires-at ISO|never]
-  search-keys delete ID`;
+  search-keys update ID [--disable | --enable] [--plan basic|premium] [--limit N|none] [--expires-at ISO|never] [FIGURES]
+  search-keys delete ID
+FIGURES (the key's own, instead of its plan's; \`plan\` = the plan's again):
+  --searches-per-minute N|plan  --page-rows N|plan  --bulk-size N|plan  --export-rows N|plan (0 = no export)`;
+
+/** The option of each plan figure: searches_per_minute is --searches-per-minute. */
+const figureOption = (figure: Figure) => figure.replaceAll('_', '-') as 'searches-per-minute' | 'page-rows' | 'bulk-size' | 'export-rows';
 
 const OPTIONS = {
+  'searches-per-minute': { type: 'string' },
+  'page-rows': { type: 'string' },
+  'bulk-size': { type: 'string' },
+  'export-rows': { type: 'string' },
   name: { type: 'string' },
   plan: { type: 'string' },
   duration: { type: 'string' },
@@ -46,10 +57,20 @@ function limitValue(text: string): number | null | string {
   return /^\d+$/.test(text) ? Number(text) : text;
 }
 
+/** The figures the options give, as the admin API takes them: a number, null (`plan`), or text its validation names. */
+function figureFields(values: Partial<Record<ReturnType<typeof figureOption>, string>>): Record<string, unknown> {
+  const given = FIGURES.filter((f) => values[figureOption(f)] !== undefined);
+  return Object.fromEntries(given.map((f) => {
+    const value = values[figureOption(f)]!;
+    return [f, value === 'plan' ? null : /^\d+$/.test(value) ? Number(value) : value];
+  }));
+}
+
 function describe(key: PublicKey): string {
   const expiry = key.expires_at ?? 'lifetime';
   const usage = `${key.used}/${key.request_limit ?? 'unlimited'}`;
-  return `${key.id}  ${key.state.padEnd(9)}  ${key.plan.padEnd(7)}  used ${usage.padEnd(14)}  expires ${expiry}  ${key.name}`;
+  const own = FIGURES.filter((f) => key[f] !== null).map((f) => `  ${f}=${key[f]}`).join('');
+  return `${key.id}  ${key.state.padEnd(9)}  ${key.plan.padEnd(7)}  used ${usage.padEnd(14)}  expires ${expiry}  ${key.name}${own}`;
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -63,7 +84,7 @@ async function main(argv: string[]): Promise<void> {
     const store = openKeyStore(config.dataDir, redis);
     switch (command) {
       case 'create': {
-        const body: Record<string, unknown> = { name: values.name, plan: values.plan, duration: values.duration, expires_at: values['expires-at'] };
+        const body: Record<string, unknown> = { name: values.name, plan: values.plan, duration: values.duration, expires_at: values['expires-at'], ...figureFields(values) };
         if (values.limit !== undefined) body.request_limit = limitValue(values.limit);
         const input = parseCreateInput(Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)));
         const { key, record } = await store.create(input);
@@ -80,8 +101,9 @@ async function main(argv: string[]): Promise<void> {
       case 'update': {
         if (!id) throw new UsageError('update needs a key id');
         if (values.disable && values.enable) throw new UsageError('give --disable or --enable, not both');
-        const body: Record<string, unknown> = {};
+        const body: Record<string, unknown> = figureFields(values);
         if (values.disable || values.enable) body.disabled = !!values.disable;
+        if (values.plan !== undefined) body.plan = values.plan;
         if (values.limit !== undefined) body.request_limit = limitValue(values.limit);
         if (values['expires-at'] !== undefined) body.expires_at = values['expires-at'] === 'never' ? null : values['expires-at'];
         const patch: KeyPatch = parsePatch(body);

@@ -164,7 +164,7 @@ test('parameters carry defaults, ranges and enums; bodies, schemas and security 
   t.is(parameter('get', '/v1/body/{name}/{size}', 'size').schema.default, 256);
   t.deepEqual(parameter('get', '/v1/avatar/{name}/{size}', 'shape').schema.enum, ['square', 'circle']);
   t.deepEqual(parameter('get', '/v1/player/{name}', 'source').schema, { type: 'string', enum: ['auto', 'official', 'external', 'bedrock'], default: 'auto' });
-  t.deepEqual(parameter('get', '/v1/search', 'type').schema.enum, ['auto', 'phone', 'email', 'messenger_user', 'network_user', 'social_id', 'fio', 'ip', 'domain', 'mac']);
+  t.deepEqual(parameter('get', '/v1/search', 'type').schema.enum, ['auto', 'phone', 'email', 'messenger_user', 'network_user', 'social_id', 'fio', 'ip', 'domain', 'mac', 'email_sha256', 'phone_sha256']);
   t.deepEqual(parameter('get', '/', 'orientation').schema.enum, ['landscape', 'portrait', 'auto']);
   t.like(parameter('get', '/', 'count'), { in: 'query', schema: { type: 'integer', minimum: 1, maximum: 50 } });
 

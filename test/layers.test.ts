@@ -23,7 +23,7 @@ const LAYERS: Layer[] = [
       'api/http/', 'api/docs/', 'api/types/', 'api/cache.ts', 'api/coalesce.ts', 'api/config.ts', 'api/idle-trim.ts', 'api/metrics.ts',
       'api/read-through.ts', 'api/readiness.ts', 'api/redis.ts', 'api/settings.ts', 'api/version.ts',
       // The settings readers a service owns, which the one configuration pass (api/config.ts) calls.
-      'api/media/config.ts', 'api/media/password.ts', 'api/skins/upstream/budget.ts', 'api/search/values/phone.ts',
+      'api/media/config.ts', 'api/media/password.ts', 'api/skins/upstream/budget.ts', 'api/search/values/phone.ts', 'api/search/plans.ts',
     ],
   },
   {

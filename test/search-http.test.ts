@@ -69,7 +69,7 @@ test('health and types answer without a key; every documented example parses as 
   const types = await call(url('/v1/types'));
   t.is(types.status, 200);
   const names = types.json.types.map((x: { type: string }) => x.type);
-  t.deepEqual(names, ['auto', 'phone', 'email', 'messenger_user', 'network_user', 'social_id', 'fio', 'ip', 'domain', 'mac']);
+  t.deepEqual(names, ['auto', 'phone', 'email', 'messenger_user', 'network_user', 'social_id', 'fio', 'ip', 'domain', 'mac', 'email_sha256', 'phone_sha256']);
   for (const info of types.json.types) {
     t.truthy(info.description);
     const parsed = parseQuery(info.example, info.type);
@@ -232,7 +232,7 @@ test('the cross pass finds a record two hops away, never re-searching the query'
   t.false('raw' in result.data.local_index);
   t.false('raw' in result.data.email_analyser);
   t.like(result.smart_sections.contacts.phone[0], { value: '+12025550100', records: 2 });
-  t.deepEqual(result.smart_sections.accounts.messenger_user, [{ value: '@chain_end', records: 1 }]);
+  t.deepEqual(result.smart_sections.accounts.messenger_user, [{ value: '@chain_end', records: 1, sources: [{ name: 'people', date: null }] }]);
   t.like(result.smart_sections.analysis[0], { source: 'email_analyser', facts: { domain: 'example.org', free_mail: false } });
   t.deepEqual(result.aggregated.city, ['Northvale']);
 

@@ -37,6 +37,7 @@ test('create input: defaults, durations and refusals', (t) => {
 
 test('patch input: known fields only, something to change', (t) => {
   t.deepEqual(parsePatch({ disabled: true, request_limit: null, expires_at: null }), { disabled: true, request_limit: null, expires_at: null });
+  t.deepEqual(parsePatch({ plan: 'premium', searches_per_minute: 600, page_rows: null }), { plan: 'premium', searches_per_minute: 600, page_rows: null });
   for (const bad of [{}, { disabled: 'yes' }, { used: 0 }, { request_limit: -1 }]) {
     t.throws(() => parsePatch(bad), { instanceOf: ApiError }, JSON.stringify(bad));
   }

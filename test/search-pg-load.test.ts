@@ -48,7 +48,7 @@ const poolOf = (source: PostgresSource) => (source as unknown as { pool: Pool })
 
 /** Executions of the lookup statement on the pool's one connection (a pool of one). */
 async function lookupsRun(source: PostgresSource): Promise<number> {
-  const { rows } = await poolOf(source).query<{ n: string }>("SELECT generic_plans + custom_plans AS n FROM pg_prepared_statements WHERE name = 'search-lookup'");
+  const { rows } = await poolOf(source).query<{ n: string }>("SELECT generic_plans + custom_plans AS n FROM pg_prepared_statements WHERE name = 'search-lookup-page'");
   return Number(rows[0]?.n ?? 0);
 }
 

@@ -11,6 +11,7 @@ import { PostgresSource } from '../api/search/sources/postgres.ts';
 import { silentLogger } from '../shared/log.ts';
 import { syntheticRecords, writeSyntheticData } from '../scripts/search-data.ts';
 import { createDatabase, runImport, type TestDatabase } from './helpers/postgres.ts';
+import { comparable } from './helpers/search-backends.ts';
 
 const RECORDS = 300;
 const SEED = 11;
@@ -38,12 +39,6 @@ test.after.always(async () => {
 
 const OPTIONS = { timeoutMs: 8000, sourceTimeoutMs: 4000, crossFanout: CROSS_FANOUT, log: silentLogger };
 
-/** An answer without what differs from run to run (timings). */
-function comparable(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(comparable);
-  if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'took_ms' && k !== 'duration_ms').map(([k, v]) => [k, comparable(v)]));
-}
 
 test.serial('a search\'s cross pass is one statement: one connection serves the whole search', async (t) => {
   const [person] = syntheticRecords(1, SEED);
@@ -64,7 +59,7 @@ test.serial('the lookup is planned once a connection: its generic plan, never a 
   // The searches ran one at a time on the pool's one connection; this asks that connection.
   const pool = (source as unknown as { pool: { query<R>(text: string): Promise<{ rows: R[] }> } }).pool;
   const { rows } = await pool.query<{ generic_plans: string; custom_plans: string }>(
-    "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'search-lookup'",
+    "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'search-lookup-page'",
   );
   t.is(rows.length, 1);
   t.true(Number(rows[0].generic_plans) >= 16, `${rows[0].generic_plans} generic plans`);

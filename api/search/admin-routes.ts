@@ -49,7 +49,7 @@ export const ADMIN_ROUTES: Route<SearchService>[] = [
   {
     method: 'post', path: '/v1/admin/keys', limit: SEARCH_GROUPS.admin, before: adminOnly, handle: create,
     doc: {
-      summary: 'Create a key', description: 'The key itself is in this answer only; just its hash is stored.',
+      summary: 'Create a key', description: 'The key itself is in this answer only; just its hash is stored. `searches_per_minute`, `page_rows`, `bulk_size` and `export_rows` give the key figures of its own instead of its plan\'s (null = the plan\'s).',
       body: body('CreateKey', { name: 'acme', plan: 'premium', duration: '2m', request_limit: 10000 }),
       status: '201', ok: json('the key record and the key', ref('ApiKeyCreated')), errors: [...adminErrors, 'bad_request'], security: admin,
     },
@@ -61,7 +61,7 @@ export const ADMIN_ROUTES: Route<SearchService>[] = [
   {
     method: 'patch', path: '/v1/admin/keys/{id}', params: [keyId], limit: SEARCH_GROUPS.admin, before: adminOnly, handle: update,
     doc: {
-      summary: 'Disable, limit or re-date a key', body: body('KeyPatch', { disabled: true }),
+      summary: 'Disable, limit, re-date or re-plan a key', description: 'A figure set to null goes back to the plan\'s.', body: body('KeyPatch', { plan: 'premium', searches_per_minute: 600 }),
       ok: json('the updated record', { allOf: [ref('ApiKey'), object({ status: { const: 'success' } })] }), errors: [...adminErrors, 'bad_request', 'not_found'], security: admin,
     },
   },

@@ -9,9 +9,9 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { ApiError, type ErrorCode } from '../../shared/errors.ts';
 import type { Config } from '../config.ts';
-import { limitedUntil, rateLimitHeaders, type RateLimiter } from '../http/rate-limit.ts';
+import { limitedUntil, rateLimitHeaders, type RateLimiter, type RateLimitGroup, type RateLimitOutcome } from '../http/rate-limit.ts';
 import type { KeyStore } from './keys/store.ts';
-import type { ConsumeResult, KeyRecord } from './keys/model.ts';
+import { usesLeft, type ConsumeResult, type KeyRecord } from './keys/model.ts';
 import { planFigures, type PlanFigures } from './plans.ts';
 
 /** Quotas per IP a minute: SEARCH_RATE_LIMIT and SEARCH_ADMIN_RATE_LIMIT (api/config.ts gives their defaults). */
@@ -33,39 +33,74 @@ export function presentedKey(ctx: Context): string | null {
   return ctx.get('X-API-Key').trim() || null;
 }
 
+/** 403 `key_exhausted`, saying how many uses are left when some are but fewer than `count`. */
+function exhausted(record: KeyRecord | undefined, count: number): ApiError {
+  const left = record ? usesLeft(record) : null;
+  return new ApiError('key_exhausted', left ? { detail: { zh: `剩余 ${left} 次，此请求需要 ${count} 次`, en: `${left} use(s) left, this request needs ${count}` } } : {});
+}
+
 /** The record of an active key; 401 for an unknown one, 403 naming the state of another. */
-async function accepted(result: ConsumeResult, limiter: RateLimiter, ctx: Context): Promise<KeyRecord> {
+async function accepted(result: ConsumeResult, limiter: RateLimiter, ctx: Context, count = 1): Promise<KeyRecord> {
   switch (result.state) {
     case 'active': return result.record;
     case 'unknown': return refuse(limiter, ctx, 'invalid_key');
+    case 'exhausted': throw exhausted(result.record, count);
     default: throw new ApiError(`key_${result.state}`);
   }
 }
 
-/** Refuses a key that could not search, without counting a use (before the request is read). */
-export async function checkKey(store: KeyStore, limiter: RateLimiter, ctx: Context, key: string): Promise<void> {
-  await accepted(await store.peek(key), limiter, ctx);
+/** The record of a key that could search, nothing counted (checked before the request is read). */
+export async function checkKey(store: KeyStore, limiter: RateLimiter, ctx: Context, key: string): Promise<KeyRecord> {
+  return accepted(await store.peek(key), limiter, ctx);
 }
 
 /** An accepted key's record and the figures of its plan (with its own overrides). */
 export interface KeyUse { record: KeyRecord; figures: PlanFigures }
 
 /**
- * Checks the key and counts `count` searches against it (a bulk request counts each of its
- * queries).
+ * Each key's searches a minute (its figure `searches_per_minute`), counted by key id in every
+ * instance that shares the counters, whatever addresses the key comes from.
  */
-export async function useKey(keys: { store: KeyStore; limiter: RateLimiter; config: Config }, ctx: Context, key: string, _count = 1): Promise<KeyUse> {
-  const record = await accepted(await keys.store.consume(key), keys.limiter, ctx);
+export const keyRate = (figures: PlanFigures): RateLimitGroup => ({ name: 'search-key', limit: figures.searches_per_minute });
+
+/** The key's rate as headers: the per-address X-RateLimit-* names with X-Key-. */
+export function keyRateHeaders(outcome: RateLimitOutcome): Record<string, string> {
+  return Object.fromEntries(Object.entries(rateLimitHeaders(outcome)).map(([name, value]) => [name.replace(/^X-/, 'X-Key-'), value]));
+}
+
+/** What a search answer says of its key: uses left (`unlimited` without a request limit) and its rate. */
+function keyHeaders(record: KeyRecord, rate: RateLimitOutcome): Record<string, string> {
+  return { 'X-Key-Requests-Remaining': String(usesLeft(record) ?? 'unlimited'), ...keyRateHeaders(rate) };
+}
+
+/**
+ * Counts `count` searches against the key (a bulk request counts each of its queries): refused
+ * whole when fewer uses are left (403 `key_exhausted`, nothing counted) or past the key's rate (429
+ * `rate_limited` with Retry-After). The rate is counted before the uses, so a search refused for
+ * the rate costs no use; a search the store then refuses (a race with another request for the
+ * last uses) has counted in the minute, as any attempt does. The answer carries the key's figures
+ * in headers. Uses the record keyAccepted read when the route has it, else reads it.
+ */
+export async function useKey(keys: { store: KeyStore; limiter: RateLimiter; config: Config }, ctx: Context, key: string, count = 1): Promise<KeyUse> {
+  const known: KeyRecord = ctx.state.searchKey === key && ctx.state.searchKeyRecord ? ctx.state.searchKeyRecord : await checkKey(keys.store, keys.limiter, ctx, key);
+  if ((usesLeft(known) ?? Infinity) < count) throw exhausted(known, count);
+  const rate = await keys.limiter.check(keyRate(planFigures(keys.config, known)), known.id, Date.now(), count);
+  if (rate.limited) {
+    throw limitedUntil(rate.resetAt, { zh: `此密钥每分钟最多 ${rate.limit} 次搜索`, en: `this key may make ${rate.limit} searches a minute` }, keyRateHeaders(rate));
+  }
+  const record = await accepted(await keys.store.consume(key, count), keys.limiter, ctx, count);
+  ctx.set(keyHeaders(record, rate));
   return { record, figures: planFigures(keys.config, record) };
 }
 
 /**
  * A request without a key that could search is refused before anything else is read; the key is
- * left in `ctx.state.searchKey`. Nothing is counted against the key here.
+ * left in `ctx.state.searchKey` and its record (as read, nothing counted) in
+ * `ctx.state.searchKeyRecord`.
  */
 export const keyAccepted = (service: { keys: KeyStore; limiter: RateLimiter }): Middleware => async (ctx, next) => {
   const key = presentedKey(ctx) ?? await refuse(service.limiter, ctx, 'missing_key');
-  await checkKey(service.keys, service.limiter, ctx, key);
+  ctx.state.searchKeyRecord = await checkKey(service.keys, service.limiter, ctx, key);
   ctx.state.searchKey = key;
   await next();
 };

@@ -32,6 +32,12 @@ function networkUser(raw: string): string | null {
   return /^[\p{L}\p{N}_.-]{1,64}$/u.test(text) ? text.toLowerCase() : null;
 }
 
+/** A SHA-256 digest: 64 hex digits, either case, answered in small letters. */
+function sha256Digest(raw: string): string | null {
+  const text = raw.trim();
+  return /^[0-9a-f]{64}$/i.test(text) ? text.toLowerCase() : null;
+}
+
 const NORMALISERS: Record<SearchType, (raw: string, region: CountryCode) => string | null> = {
   phone: (raw, region) => readPhone(raw, region)?.phone.number ?? null,
   email: normaliseEmail,
@@ -42,6 +48,8 @@ const NORMALISERS: Record<SearchType, (raw: string, region: CountryCode) => stri
   ip: normaliseIp,
   domain: normaliseDomain,
   mac: normaliseMac,
+  email_sha256: sha256Digest,
+  phone_sha256: sha256Digest,
 };
 
 export function normalise(type: SearchType, raw: string, region: CountryCode = DEFAULT_REGION): string | null {

@@ -9,6 +9,7 @@ import type { Logger } from '../../shared/log.ts';
 import { SourceSkipped, type SearchSource, type SourceRecord, type SourceRequest } from './sources/source.ts';
 import { aggregate, extractEntities, groupByType, recordKey, smartSections } from './summary.ts';
 import { displayKey, type SearchType, type TypedValue } from './types.ts';
+import type { PageInfo, PageRequest } from './paging.ts';
 
 export type Outcome = 'completed' | 'failed' | 'timed_out' | 'skipped';
 
@@ -25,7 +26,10 @@ export interface SourceReport {
   raw?: unknown;
 }
 
-export interface PassResult { records: SourceRecord[]; data: Record<string, SourceReport>; timedOut: boolean }
+/** The paged sources' share of a main pass: their rows on the page, their total, and whether more follow. */
+export interface PagedRows { returned: number; total: number; capped: boolean; more: boolean }
+
+export interface PassResult { records: SourceRecord[]; data: Record<string, SourceReport>; timedOut: boolean; paged: PagedRows }
 
 export interface CrossResult {
   query: string;
@@ -51,6 +55,8 @@ export interface SearchResult {
   results: SourceRecord[];
   aggregated: Record<string, string[]>;
   data: Record<string, SourceReport>;
+  /** The page of the paged sources' rows (local_index) this answer holds; the service adds the cursor. */
+  page: PageInfo;
   took_ms: number;
 }
 
@@ -61,6 +67,12 @@ export interface SearchOptions {
   /** Entities searched in the cross pass at most. */
   crossFanout: number;
   log: Logger;
+  /** The page of the paged sources' rows; absent: the first, MAIN_RECORD_LIMIT rows. */
+  page?: PageRequest;
+  /** Run the cross pass (default true). */
+  cross?: boolean;
+  /** An outer deadline besides timeoutMs (a bulk request's, shared by its queries). */
+  signal?: AbortSignal;
 }
 
 export const CROSS_FANOUT = 10;
@@ -74,7 +86,7 @@ export const CROSS_RECORD_LIMIT = 10;
 const elapsed = (since: number) => Math.round((performance.now() - since) * 10) / 10;
 
 /** Resolves with the work's value, or with null as soon as the signal aborts. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<{ value: T } | null> {
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<{ value: T } | null> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return resolve(null);
     const onAbort = () => resolve(null);
@@ -92,26 +104,42 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<{ value
  * pass's signal aborts at whichever comes first: one timer and one combined signal a pass, not
  * one a source (a search asks up to 11 passes of 7 sources).
  */
-export interface PassRequest { deadline: AbortSignal; signal: AbortSignal; sourceTimeoutMs: number; limit: number }
+export interface PassRequest {
+  deadline: AbortSignal; signal: AbortSignal; sourceTimeoutMs: number; limit: number;
+  /** The main pass's page: sources that page (dataVersion) return its rows instead of `limit`. */
+  page?: PageRequest;
+}
 
-async function askSource(source: SearchSource, query: TypedValue, pass: PassRequest, log: Logger): Promise<{ report: SourceReport; records: SourceRecord[] }> {
+/** Sources whose rows are paged: those naming their data (the local index's backends). */
+export const pages = (source: SearchSource) => source.dataVersion !== undefined;
+
+/** Whether a pass asks the source for this query. */
+export const asks = (source: SearchSource, query: TypedValue) => source.answers.includes(query.type) && (!query.match || source.patterns === true);
+
+interface Asked { report: SourceReport; records: SourceRecord[]; paged?: PagedRows }
+
+async function askSource(source: SearchSource, query: TypedValue, pass: PassRequest, log: Logger): Promise<Asked> {
   const { deadline, signal } = pass;
   const unavailable = source.unavailable();
   if (unavailable) return { report: { outcome: 'skipped', duration_ms: 0, reason: unavailable }, records: [] };
   if (deadline.aborted) return { report: { outcome: 'timed_out', duration_ms: 0, reason: 'the deadline passed before it started' }, records: [] };
   const started = performance.now();
-  const request: SourceRequest = { signal, limit: pass.limit };
+  const page = pass.page && pages(source) ? pass.page : null;
+  // One row past the page tells whether another follows, whatever the source could count.
+  const request: SourceRequest = page ? { signal, limit: page.limit + 1, offset: page.offset } : { signal, limit: pass.limit };
   try {
     const answer = await untilAborted(source.search(query, request), signal);
     if (!answer) {
       const reason = deadline.aborted ? 'the search deadline passed' : `over its time limit (${pass.sourceTimeoutMs} ms)`;
       return { report: { outcome: 'timed_out', duration_ms: elapsed(started), reason }, records: [] };
     }
-    const { records, raw, total, totalCapped } = answer.value;
+    const { raw, total, totalCapped } = answer.value;
+    const records = page ? answer.value.records.slice(0, page.limit) : answer.value.records;
     const report: SourceReport = { outcome: 'completed', duration_ms: elapsed(started), records: records.length, raw };
     if (total !== undefined && total > records.length) report.total = total;
     if (totalCapped) report.total_capped = true;
-    return { report, records };
+    const paged = page ? { returned: records.length, total: total ?? 0, capped: totalCapped === true, more: answer.value.records.length > page.limit } : undefined;
+    return { report, records, paged };
   } catch (error) {
     const duration_ms = elapsed(started);
     if (error instanceof SourceSkipped) return { report: { outcome: 'skipped', duration_ms, reason: error.message }, records: [] };
@@ -130,19 +158,30 @@ export async function runPass(sources: readonly SearchSource[], query: TypedValu
   const own = new AbortController();
   const timer = setTimeout(() => own.abort(), request.sourceTimeoutMs);
   const pass: PassRequest = { ...request, signal: AbortSignal.any([request.deadline, own.signal]) };
+  // Pages after the first ask only the sources that page: the others' one record each came with the first.
+  const laterPage = (request.page?.offset ?? 0) > 0;
   try {
-    const asked = sources.filter((s) => s.answers.includes(query.type) && (!query.match || s.patterns === true));
+    const asked = sources.filter((s) => asks(s, query) && (!laterPage || pages(s)));
     const answers = await Promise.all(asked.map((s) => askSource(s, query, pass, log)));
     const data: Record<string, SourceReport> = {};
     for (const s of sources) {
       const i = asked.indexOf(s);
       if (i >= 0) data[s.id] = answers[i].report;
-      else if (listSkipped) data[s.id] = { outcome: 'skipped', duration_ms: 0, reason: `does not answer ${query.type}` };
+      else if (!listSkipped) continue;
+      else if (!asks(s, query)) data[s.id] = { outcome: 'skipped', duration_ms: 0, reason: `does not answer ${query.type}` };
+      else data[s.id] = { outcome: 'skipped', duration_ms: 0, reason: 'pages after the first ask only the sources that page' };
     }
+    const paged = answers.flatMap((a) => a.paged ?? []);
     return {
       records: answers.flatMap((a) => a.records),
       data,
       timedOut: answers.some((a) => a.report.outcome === 'timed_out'),
+      paged: {
+        returned: paged.reduce((n, p) => n + p.returned, 0),
+        total: paged.reduce((n, p) => n + p.total, 0),
+        capped: paged.some((p) => p.capped),
+        more: paged.some((p) => p.more),
+      },
     };
   } finally {
     clearTimeout(timer);
@@ -152,16 +191,32 @@ export async function runPass(sources: readonly SearchSource[], query: TypedValu
 const withoutRaw = (data: Record<string, SourceReport>) =>
   Object.fromEntries(Object.entries(data).map(([id, { raw: _raw, ...report }]) => [id, report]));
 
+/** The page part of an answer as far as the pass knows it (the service caps the total and adds the cursor). */
+function pageInfo(request: PageRequest, paged: PagedRows): PageInfo {
+  return {
+    offset: request.offset,
+    limit: request.limit,
+    returned: paged.returned,
+    total: paged.total,
+    total_capped: paged.capped,
+    has_more: paged.more,
+    next_cursor: null,
+    data_changed: false,
+  };
+}
+
 export async function runSearch(sources: readonly SearchSource[], query: TypedValue, options: SearchOptions): Promise<SearchResult> {
   const started = performance.now();
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  const own = new AbortController();
+  const timer = setTimeout(() => own.abort(), options.timeoutMs);
+  const deadline = options.signal ? AbortSignal.any([own.signal, options.signal]) : own.signal;
+  const page = options.page ?? { offset: 0, limit: MAIN_RECORD_LIMIT };
   try {
-    const pass = (limit: number) => ({ deadline: deadline.signal, sourceTimeoutMs: options.sourceTimeoutMs, limit });
-    const main = await runPass(sources, query, pass(MAIN_RECORD_LIMIT), options.log);
+    const pass = (limit: number) => ({ deadline, sourceTimeoutMs: options.sourceTimeoutMs, limit });
+    const main = await runPass(sources, query, { ...pass(MAIN_RECORD_LIMIT), page }, options.log);
     const entities = extractEntities(main.records, sources, query);
-    // Depth 1: the entities come from the main pass only, and the query is never among them.
-    const targets = entities.slice(0, options.crossFanout);
+    // Depth 1: the entities come from the main pass only (this page's rows), and the query is never among them.
+    const targets = options.cross === false ? [] : entities.slice(0, options.crossFanout);
     const passes = await Promise.all(targets.map((e) => runPass(sources, e, pass(CROSS_RECORD_LIMIT), options.log, false)));
 
     const seen = new Set(main.records.map(recordKey));
@@ -195,6 +250,7 @@ export async function runSearch(sources: readonly SearchSource[], query: TypedVa
       results: main.records,
       aggregated: aggregate(main.records),
       data: main.data,
+      page: pageInfo(page, main.paged),
       took_ms: elapsed(started),
     };
   } finally {

@@ -9,6 +9,7 @@ import type { Service, SharedDeps } from '../service.ts';
 import { loadAuditSecret, queryHash, type AuditSecret } from './audit.ts';
 import { formatSearchError } from './errors.ts';
 import { openKeyStore, type KeyStore } from './keys/store.ts';
+import { Cursors, OFFSET_MAX, PAGE_TOTAL_CAP, type PageRequest } from './paging.ts';
 import { CROSS_FANOUT, runSearch, type SearchResult } from './pipeline.ts';
 import { SEARCH_ROUTES } from './routes.ts';
 import { tableRouter } from '../http/route-table.ts';
@@ -39,6 +40,9 @@ export async function createSearchService(deps: SharedDeps): Promise<SearchServi
   return new SearchService(deps, local, audit);
 }
 
+/** How one search runs besides its query: its page, the cross pass, an outer deadline (a bulk request's). */
+export interface SearchRun { page?: PageRequest; cross?: boolean; signal?: AbortSignal }
+
 export class SearchService implements Service {
   readonly config: Config;
   readonly log: Logger;
@@ -48,7 +52,10 @@ export class SearchService implements Service {
   readonly app: Koa<AppState>;
   /** Searches running per key (SEARCH_KEY_CONCURRENCY). */
   readonly running: RunningSearches;
-  private readonly local: LocalIndexSource | PostgresSource;
+  /** The operator's data: the source that pages and exports. */
+  readonly local: LocalIndexSource | PostgresSource;
+  /** Signs and reads paging cursors. */
+  readonly cursors: Cursors;
   private readonly audit: AuditSecret;
   private readonly startedAt = Date.now();
 
@@ -59,6 +66,7 @@ export class SearchService implements Service {
     this.keys = openKeyStore(deps.config.dataDir, deps.redis);
     this.local = local;
     this.audit = audit;
+    this.cursors = new Cursors(audit.secret);
     this.running = new RunningSearches(deps.config.search.keyConcurrency);
     this.sources = [
       local,
@@ -74,27 +82,53 @@ export class SearchService implements Service {
    * Runs a search and writes its audit line (a keyed hash of the query, never the query).
    * `assumedRegion`: the region a phone query without a country code was read in.
    */
-  async search(query: TypedValue, keyId: string, assumedRegion: string | null = null): Promise<SearchResult> {
+  async search(query: TypedValue, keyId: string, assumedRegion: string | null = null, options: SearchRun = {}): Promise<SearchResult> {
     const started = performance.now();
     const { timeoutMs, sourceTimeoutMs } = this.config.search;
     let result: SearchResult;
     try {
+      const before = this.local.dataVersion();
       // The players source's uncached lookups are charged to the key (skins/upstream/budget.ts).
-      result = await asLookupClient(`key:${keyId}`, () => runSearch(this.sources, query, { timeoutMs, sourceTimeoutMs, crossFanout: CROSS_FANOUT, log: this.log }));
+      result = await asLookupClient(`key:${keyId}`, () => runSearch(this.sources, query, { timeoutMs, sourceTimeoutMs, crossFanout: CROSS_FANOUT, log: this.log, ...options }));
+      result = { ...result, page: this.finishPage(query, result, options.page?.version, before) };
       if (assumedRegion) result = { ...result, assumed_region: assumedRegion };
     } catch (error) {
       this.log.error('search failed', { key_id: keyId, type: query.type, err: error });
       throw new ApiError('search_failed');
     }
+    this.writeAudit(keyId, query, { count: result.count, timed_out: result.timed_out, ...(result.page.offset ? { offset: result.page.offset } : {}), started });
+    return result;
+  }
+
+  /** The audit line of a search or an export: a keyed hash of the query, never the query. */
+  writeAudit(keyId: string, query: TypedValue, facts: { count: number; timed_out: boolean; started: number; [more: string]: unknown }): void {
+    const { started, ...rest } = facts;
     this.log.info('search audit', {
       key_id: keyId,
       type: query.type,
       query_hmac: queryHash(this.audit.secret, query.value),
-      count: result.count,
-      timed_out: result.timed_out,
+      ...rest,
       duration_ms: Math.round(performance.now() - started),
     });
-    return result;
+  }
+
+  /**
+   * The page's total as both backends can say it (the database counts to PAGE_TOTAL_CAP, so the
+   * index says no more either), its cursor, and whether the data changed: since the cursor was
+   * made, or while this page was read. The next cursor starts past the page's positions and carries
+   * today's version.
+   */
+  private finishPage(query: TypedValue, result: SearchResult, cursorVersion: string | null | undefined, before: string | null) {
+    const { page } = result;
+    const now = this.local.dataVersion();
+    const next = page.offset + page.limit;
+    return {
+      ...page,
+      total: Math.min(page.total, PAGE_TOTAL_CAP),
+      total_capped: page.total_capped || page.total > PAGE_TOTAL_CAP,
+      next_cursor: page.has_more && next <= OFFSET_MAX ? this.cursors.make(query, next, page.limit, now) : null,
+      data_changed: before !== now || (cursorVersion !== undefined && cursorVersion !== now),
+    };
   }
 
   /**

@@ -42,17 +42,24 @@ const SECTION_OF: Record<SearchType, 'contacts' | 'identity' | 'accounts' | 'net
   fio: 'identity', social_id: 'identity',
   messenger_user: 'accounts', network_user: 'accounts',
   ip: 'network', domain: 'network', mac: 'network',
+  // Lookup keys only: never an entity of a record, so never listed; named for completeness.
+  email_sha256: 'contacts', phone_sha256: 'contacts',
 };
 
-export interface SectionItem { value: string; records: number }
+/** A data source a value was found in, as its records name it (record.origin). */
+export interface SourceName { name: string; date: string | null }
+
+/** `sources`: present when any record holding the value names its data source. */
+export interface SectionItem { value: string; records: number; sources?: SourceName[] }
 
 /**
  * `smart_sections`: every value found (both passes, query excluded) under contacts, identity,
- * accounts or network, with how many records hold it; game players; offline analyses.
+ * accounts or network, with how many records hold it and the data sources (name and date) they
+ * come from; game players; offline analyses.
  */
 export function smartSections(records: SourceRecord[], query: TypedValue) {
   const sections: Record<string, Partial<Record<SearchType, SectionItem[]>>> = {};
-  const counts = new Map<string, { value: TypedValue; records: number }>();
+  const counts = new Map<string, { value: TypedValue; records: number; sources: Map<string, SourceName> }>();
   const players: Array<Record<string, unknown>> = [];
   const analysis: Array<{ source: string; value: string; facts: Record<string, unknown> }> = [];
   const queryKey = typedKey(query);
@@ -62,13 +69,15 @@ export function smartSections(records: SourceRecord[], query: TypedValue) {
     for (const entity of record.entities) {
       const key = typedKey(entity);
       if (key === queryKey) continue;
-      const entry = counts.get(key) ?? { value: entity, records: 0 };
+      const entry = counts.get(key) ?? { value: entity, records: 0, sources: new Map() };
       entry.records += 1;
+      if (record.origin) entry.sources.set(`${record.origin.name}\n${record.origin.date}`, { name: record.origin.name, date: record.origin.date });
       counts.set(key, entry);
     }
   }
-  for (const { value, records: n } of [...counts.values()].sort((a, b) => b.records - a.records)) {
-    ((sections[SECTION_OF[value.type]] ??= {})[value.type] ??= []).push({ value: value.value, records: n });
+  for (const { value, records: n, sources } of [...counts.values()].sort((a, b) => b.records - a.records)) {
+    const item: SectionItem = { value: value.value, records: n, ...(sources.size ? { sources: [...sources.values()] } : {}) };
+    ((sections[SECTION_OF[value.type]] ??= {})[value.type] ??= []).push(item);
   }
   return { ...sections, ...(players.length ? { players } : {}), ...(analysis.length ? { analysis } : {}) };
 }

@@ -5,7 +5,9 @@
 // default, and pretty=1) and latency at a paced 200/s, by wrk (paced runs open-loop, counted from
 // each request's due time; the median of --rounds runs), for one instance and for --instances of
 // them on the database (one a core by default); and the CPU a row's import and a search take, in
-// our process and in PostgreSQL (what idle cores would do, whatever else runs on the machine). A database of its own
+// our process and in PostgreSQL (what idle cores would do, whatever else runs on the machine); then issue
+// #43's lookups paced beside plain ones (a page at offset 900 into a frequent value, a domain's
+// addresses, user-name prefixes) and bulk requests of 100 queries. A database of its own
 // is made on the server and dropped after (--keep leaves it, and a later run with --database-url
 // reuses it without importing again).
 //   npm run bench:search-pg -- [--records 1000000] [--seconds 10] [--connections 16] [--rate 200] [--rounds 3] [--workers N] [--instances N] [--keep] [--database-url URL]
@@ -163,6 +165,47 @@ const rssOf = (pid: number, field = 'VmRSS') =>
   fs.readFile(`/proc/${pid}/status`, 'utf8').then((s) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(s)?.[1] ?? 0) * 1024, () => 0);
 
 /**
+ * Issue #43's lookups beside plain ones, paced at RATE and interleaved (each round runs every kind
+ * once; the median run of each is kept): a page deep into a frequent value (IPv4 addresses of the
+ * documentation ranges: about 6,500 rows each at 10,000,000 rows) against its first page, a
+ * domain's addresses (half the rows) and user-name prefixes of six characters.
+ */
+async function lookupRuns<R extends { p99: number }>(load: (paths: string[], rate?: number) => Promise<R>, median: (runs: R[]) => R & { p99s: number[] }, queries: string[]) {
+  const ips = queries.filter((q) => /^\d+\.\d+\.\d+\.\d+$/.test(q));
+  const names = queries.filter((q) => /^[a-z]+_[a-z]+\d+$/.test(q));
+  const kinds: Record<string, string[]> = {
+    'plain (the mix)': queries.map((q) => `/v1/search?query=${encodeURIComponent(q)}`),
+    'IPv4, first page': ips.map((ip) => `/v1/search?query=${ip}&type=ip`),
+    'IPv4, offset 900': ips.map((ip) => `/v1/search?query=${ip}&type=ip&offset=900`),
+    'domain *@example.org|net': ['*@example.org', '*@example.net'].map((q) => `/v1/search?query=${encodeURIComponent(q)}&type=email`),
+    'prefix (6 letters)*': names.map((n) => `/v1/search?query=${encodeURIComponent(`${n.slice(0, 6)}*`)}&type=network_user`),
+  };
+  const runs: Record<string, R[]> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [kind, paths] of Object.entries(kinds)) (runs[kind] ??= []).push(await load(paths, RATE));
+  }
+  return Object.fromEntries(Object.entries(runs).map(([kind, r]) => [kind, median(r)]));
+}
+
+/** Bulk requests of 100 queries one after another (a client's batch job): latency and searches a second. */
+async function bulkRuns(base: string, key: string, queries: string[], count = 30) {
+  const took: number[] = [];
+  const started = performance.now();
+  let failed = 0;
+  for (let i = 0; i < count; i++) {
+    const batch = Array.from({ length: 100 }, (_, j) => ({ query: queries[(i * 100 + j) % queries.length] }));
+    const at = performance.now();
+    const answer = await fetch(`${base}/v1/search/bulk`, { method: 'POST', headers: { 'X-API-Key': key, 'content-type': 'application/json' }, body: JSON.stringify({ queries: batch }) });
+    const body = await answer.json() as { timed_out?: boolean };
+    if (answer.status !== 200 || body.timed_out) failed += 1;
+    took.push(performance.now() - at);
+  }
+  const sorted = took.sort((a, b) => a - b);
+  const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
+  return { p50: at(0.5), p99: at(0.99), searchesPerSecond: Math.round((count * 100) / ((performance.now() - started) / 1000)), failed };
+}
+
+/**
  * The service over HTTP: `instances` of it on the database, sharing a key store, each loaded by a
  * wrk of its own with its share of the connections and of the paced rate (a balancer's split).
  * `full`: also pretty=1, and RSS once idle.
@@ -183,7 +226,7 @@ async function httpLevel(url: string, queries: string[], instances: number, full
     const pids = services.map((service) => service.process.pid!);
     const rss = async (field?: string) => Math.max(...await Promise.all(pids.map((pid) => rssOf(pid, field))));
     const idleRss = await rss();
-    const created = await fetch(`${services[0].urls.search}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: JSON.stringify({ name: 'bench' }) });
+    const created = await fetch(`${services[0].urls.search}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: JSON.stringify({ name: 'bench', plan: 'premium', searches_per_minute: 1_000_000 }) });
     const { key } = await created.json() as { key: string };
     // wrk over a list of search paths, each query once before the list wraps; paced runs are
     // open-loop (loadtest.lua: latency counts from each request's due time). autocannon's
@@ -191,8 +234,9 @@ async function httpLevel(url: string, queries: string[], instances: number, full
     // share at once and its "paced" p99 was a closed loop's.
     const pathsFile = path.join(dataDir, 'paths');
     const share = (total: number, i: number) => Math.floor(total / instances) + (i < total % instances ? 1 : 0);
-    const load = async (pretty: boolean, rate?: number, seconds = SECONDS) => {
-      await fs.writeFile(pathsFile, queries.map((q) => `/v1/search?query=${encodeURIComponent(q)}&pretty=${pretty ? 1 : 0}\n`).join(''));
+    const searches = (pretty: boolean) => queries.map((q) => `/v1/search?query=${encodeURIComponent(q)}&pretty=${pretty ? 1 : 0}`);
+    const load = async (paths: string[], rate?: number, seconds = SECONDS) => {
+      await fs.writeFile(pathsFile, paths.map((p) => `${p}\n`).join(''));
       const meter = cpuMeter(url, pids, 'skinfarm-search');
       await meter.start();
       const results = await Promise.all(services.map((service, i) => runLoad({
@@ -210,27 +254,30 @@ async function httpLevel(url: string, queries: string[], instances: number, full
         serviceMs: perSearch(cpu.process), databaseMs: perSearch(cpu.database),
       };
     };
+    type Run = Awaited<ReturnType<typeof load>>;
+    const medianRun = (runs: Run[]) => ({ ...[...runs].sort((a, b) => a.p99 - b.p99)[Math.floor((runs.length - 1) / 2)], p99s: runs.map((r) => r.p99) });
     // The run of median p99 of ROUNDS paced runs, each after a closed-loop one (as the first was).
-    const pacedRuns = async (pretty: boolean) => {
+    const pacedRuns = async (paths: string[]) => {
       const runs = [];
       for (let i = 0; i < ROUNDS; i++) {
-        if (i > 0) await load(pretty, undefined, 3);
-        runs.push(await load(pretty, RATE));
+        if (i > 0) await load(paths, undefined, 3);
+        runs.push(await load(paths, RATE));
       }
-      const sorted = [...runs].sort((a, b) => a.p99 - b.p99);
-      return { ...sorted[Math.floor((sorted.length - 1) / 2)], p99s: runs.map((r) => r.p99) };
+      return medianRun(runs);
     };
     // A fresh process's first seconds run cold code: not measured.
-    await load(false, undefined, 3);
-    const compact = await load(false);
-    const paced = await pacedRuns(false);
+    await load(searches(false), undefined, 3);
+    const compact = await load(searches(false));
+    const paced = await pacedRuns(searches(false));
     if (!full) return { startMs, compact, paced };
-    const pretty = await load(true);
-    const pacedPretty = await pacedRuns(true);
+    const pretty = await load(searches(true));
+    const pacedPretty = await pacedRuns(searches(true));
+    const lookups = await lookupRuns(load, medianRun, queries);
+    const bulk = await bulkRuns(services[0].urls.search, key, queries);
     const loadedRss = await rss();
     // What it keeps once idle: the service gives memory back after IDLE_TRIM_SECONDS (15) without a request.
     await new Promise((r) => setTimeout(r, 20_000));
-    return { startMs, compact, paced, pretty, pacedPretty, idleRss, loadedRss, trimmedRss: await rss(), peakRss: await rss('VmHWM') };
+    return { startMs, compact, paced, pretty, pacedPretty, lookups, bulk, idleRss, loadedRss, trimmedRss: await rss(), peakRss: await rss('VmHWM') };
   } finally {
     await Promise.all(services.map((service) => service.stop()));
     await fs.rm(dataDir, { recursive: true, force: true });
@@ -271,6 +318,8 @@ try {
   line('pretty=1', `${CONNECTIONS} connections`, h.pretty!);
   line('pretty=0 (default)', `paced at ${RATE}/s`, h.paced);
   line('pretty=1', `paced at ${RATE}/s`, h.pacedPretty!);
+  for (const [kind, r] of Object.entries(h.lookups!)) line(`#43 ${kind}`, `paced at ${RATE}/s`, r);
+  console.log(`http bulk of 100 queries (main and cross pass each), one at a time: p50 ${h.bulk!.p50} ms, p99 ${h.bulk!.p99} ms, ${h.bulk!.searchesPerSecond} searches/s, ${h.bulk!.failed} failed or timed out`);
   // Node answers on one core: more instances on the database use the others (as behind a balancer).
   const many = INSTANCES > 1 ? await httpLevel(url, queries, INSTANCES, false) : null;
   if (many) {
@@ -285,6 +334,10 @@ try {
     + `start ${h.startMs} ms < 3000: ${verdict(h.startMs < 3000)}; RSS peak ${mb(h.peakRss!)} MB < 250: ${verdict(h.peakRss! < 250 * 1048576)}; `
     + `${best.compact.perSecond}/s (${best.label}) >= 500: ${verdict(best.compact.perSecond >= 500)}; `
     + `p99 at ${RATE}/s ${bestPaced.p99} ms (${bestPaced.label}) < 50: ${verdict(bestPaced.p99 < 50)}`);
+  // Issue #43's: a deep page and a domain pattern within 2x of a plain search's p99, in the same run.
+  const plainP99 = h.lookups!['plain (the mix)'].p99;
+  const within = (kind: string) => `${kind} p99 ${h.lookups![kind].p99} ms <= 2 x ${plainP99}: ${verdict(h.lookups![kind].p99 <= 2 * plainP99)}`;
+  console.log(`targets #43: ${within('IPv4, offset 900')}; ${within('domain *@example.org|net')}`);
 } finally {
   if (own && !args.keep) await onServer(args.server, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
   else if (own) console.log(`kept: --database-url ${url}`);

@@ -102,7 +102,7 @@ async function httpLevel(dataFile: string, queries: string[], redisUrl: string |
   const startupMs = Math.round(performance.now() - started);
   const base = service.urls.search;
   try {
-    const created = await fetch(`${base}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: JSON.stringify({ name: 'bench' }) });
+    const created = await fetch(`${base}/v1/admin/keys`, { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: JSON.stringify({ name: 'bench', plan: 'premium', searches_per_minute: 1_000_000 }) });
     const { key } = await created.json() as { key: string };
     const latencies: number[] = [];
     let failures = 0;

@@ -10,7 +10,7 @@ import type { FileStats, IndexProblem } from './local-index.ts';
 /** Problems logged one by one per file and build; the rest are only counted. */
 export const LOGGED_PROBLEMS_PER_FILE = 20;
 /** Problems of a file kept for /health (`problems` shows the first five of all files). */
-const KEPT_PROBLEMS = 5;
+export const KEPT_PROBLEMS = 5;
 
 /** A readable row's typed values and the named values it rejects; or why the row is skipped. */
 export type RowValues = { values: TypedValue[]; rejected: string[] } | { error: string };
@@ -50,6 +50,11 @@ export class FileTally {
   rejected(line: number, reason: string): void {
     this.stats.values_rejected += 1;
     this.problem(line, reason);
+  }
+
+  /** The file's sidecar (source facts) was not taken in full; its rows are indexed all the same. */
+  sidecar(problem: string): void {
+    this.problem(null, problem);
   }
 
   /** The file could not be read (permissions, removed meanwhile). */

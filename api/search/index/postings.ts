@@ -82,6 +82,24 @@ export class Postings {
     return out;
   }
 
+  /**
+   * A page of the record numbers holding `text` (`limit` after passing over `offset`) and how
+   * many hold it: no array of them all, so a value in half the rows (a domain) costs a scan of
+   * its bucket, not a copy of it.
+   */
+  page(text: string, offset: number, limit: number): { ids: number[]; total: number } {
+    const [lo, hi] = fingerprint(text);
+    const bucket = lo & (this.starts.length - 2);
+    const ids: number[] = [];
+    let total = 0;
+    for (let i = this.starts[bucket]; i < this.starts[bucket + 1]; i++) {
+      if (this.lo[i] !== lo || this.hi[i] !== hi) continue;
+      if (total >= offset && ids.length < limit) ids.push(this.ids[i]);
+      total += 1;
+    }
+    return { ids, total };
+  }
+
   get bytes(): number {
     return this.starts.byteLength + this.lo.byteLength + this.hi.byteLength + this.ids.byteLength;
   }

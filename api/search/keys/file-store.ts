@@ -81,16 +81,17 @@ export class FileKeyStore implements KeyStore {
 
   async peek(key: string): Promise<ConsumeResult> {
     const record = await this.latest(hashKey(key));
-    return record ? { state: keyState(record), record: { ...record } } as ConsumeResult : { state: 'unknown' };
+    // With this instance's uses not yet written, as list() counts them.
+    return record ? { state: keyState(record), record: { ...record, used: record.used + (this.uses.get(record.id) ?? 0) } } as ConsumeResult : { state: 'unknown' };
   }
 
-  async consume(key: string): Promise<ConsumeResult> {
+  async consume(key: string, count = 1): Promise<ConsumeResult> {
     const hash = hashKey(key);
     const known = await this.latest(hash);
     if (known && known.request_limit === null) {
       const state = keyState(known);
       if (state !== 'active') return { state, record: { ...known } } as ConsumeResult;
-      const pending = (this.uses.get(known.id) ?? 0) + 1;
+      const pending = (this.uses.get(known.id) ?? 0) + count;
       this.uses.set(known.id, pending);
       this.writeUsesSoon();
       return { state, record: { ...known, used: known.used + pending } };
@@ -98,7 +99,7 @@ export class FileKeyStore implements KeyStore {
     return this.run((keys) => {
       const record = find(keys, hash);
       if (!record) return { result: { state: 'unknown' }, changed: false };
-      const state = consumeRecord(record);
+      const state = consumeRecord(record, new Date(), count);
       return { result: { state, record: { ...record } } as ConsumeResult, changed: state === 'active' };
     });
   }

@@ -2,11 +2,15 @@
 // the admin API and the CLI share. Only a hash of a key is stored; the key is shown once.
 import { createHash, randomBytes } from 'node:crypto';
 import { ApiError } from '../../../shared/errors.ts';
+import { FIGURES, figureRule, figureValue, PLANS, type Figure, type Plan } from '../plans.ts';
 
-export const PLANS = ['basic', 'premium'] as const;
-export type Plan = typeof PLANS[number];
+export { PLANS, type Plan };
 
-export interface KeyRecord {
+/** A key's own figures, each replacing its plan's (api/search/plans.ts); null = the plan's. */
+export type KeyOverrides = Record<Figure, number | null>;
+
+/** The overrides are absent from records made before keys had them: read as null. */
+export interface KeyRecord extends Partial<KeyOverrides> {
   id: string;
   name: string;
   plan: Plan;
@@ -24,10 +28,10 @@ export interface KeyRecord {
 export type KeyState = 'active' | 'disabled' | 'expired' | 'exhausted';
 
 /** The record as the admin API and CLI show it: no hash, plus its state. */
-export type PublicKey = Omit<KeyRecord, 'hash'> & { state: KeyState };
+export type PublicKey = Omit<KeyRecord, 'hash'> & KeyOverrides & { state: KeyState };
 
-export interface CreateKeyInput { name: string; plan: Plan; expires_at: string | null; request_limit: number | null }
-export interface KeyPatch { disabled?: boolean; request_limit?: number | null; expires_at?: string | null }
+export interface CreateKeyInput extends Partial<KeyOverrides> { name: string; plan: Plan; expires_at: string | null; request_limit: number | null }
+export interface KeyPatch extends Partial<KeyOverrides> { disabled?: boolean; plan?: Plan; request_limit?: number | null; expires_at?: string | null }
 
 /** What a request made with a key gets: allowed (and counted), or the reason it is refused. */
 export type ConsumeResult = { state: 'active'; record: KeyRecord } | { state: Exclude<KeyState, 'active'> | 'unknown'; record?: KeyRecord };
@@ -53,26 +57,38 @@ export function keyState(record: KeyRecord, now: Date = new Date()): KeyState {
   return 'active';
 }
 
-/** Counts one use when the key is active (mutates the record); returns the state it was in. */
-export function consumeRecord(record: KeyRecord, now: Date = new Date()): KeyState {
+/**
+ * Counts `count` uses when the key is active and has that many left (mutates the record); returns
+ * the state it was in, `exhausted` with nothing counted when fewer are left. The Redis script
+ * mirrors this rule.
+ */
+export function consumeRecord(record: KeyRecord, now: Date = new Date(), count = 1): KeyState {
   const state = keyState(record, now);
-  if (state === 'active') record.used += 1;
+  if (state !== 'active') return state;
+  if (record.request_limit !== null && record.used + count > record.request_limit) return 'exhausted';
+  record.used += count;
   return state;
 }
 
+/** Uses left; null = unlimited. */
+export const usesLeft = (record: KeyRecord): number | null => (record.request_limit === null ? null : Math.max(0, record.request_limit - record.used));
+
 export function applyPatch(record: KeyRecord, patch: KeyPatch): void {
-  if (patch.disabled !== undefined) record.disabled = patch.disabled;
-  if (patch.request_limit !== undefined) record.request_limit = patch.request_limit;
-  if (patch.expires_at !== undefined) record.expires_at = patch.expires_at;
+  Object.assign(record, Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)));
 }
+
+const overridesOf = (record: Partial<KeyOverrides>) => Object.fromEntries(FIGURES.map((f) => [f, record[f] ?? null])) as KeyOverrides;
 
 export function publicKey(record: KeyRecord, now: Date = new Date()): PublicKey {
   const { hash: _hash, ...rest } = record;
-  return { ...rest, state: keyState(record, now) };
+  return { ...rest, ...overridesOf(record), state: keyState(record, now) };
 }
 
 export function newRecord(input: CreateKeyInput, key: string, now: Date = new Date()): KeyRecord {
-  return { id: newKeyId(), name: input.name, plan: input.plan, created_at: now.toISOString(), expires_at: input.expires_at, request_limit: input.request_limit, used: 0, disabled: false, hash: hashKey(key) };
+  return {
+    id: newKeyId(), name: input.name, plan: input.plan, created_at: now.toISOString(), expires_at: input.expires_at, request_limit: input.request_limit, used: 0, disabled: false,
+    ...overridesOf(input), hash: hashKey(key),
+  };
 }
 
 const bad = (detail: string) => new ApiError('bad_request', { detail });
@@ -109,6 +125,24 @@ function parseLimit(value: unknown): number | null {
   return value;
 }
 
+/** A key's own figure: within the figure's bounds, or null for its plan's. */
+function parseOverride(figure: Figure, value: unknown): number | null {
+  if (value === null) return null;
+  const parsed = figureValue(figure, value);
+  if (parsed === undefined) throw bad(`${figure} must be ${figureRule(figure)} (or null for the plan's)`);
+  return parsed;
+}
+
+/** The overrides `input` names, checked. */
+function parseOverrides(input: Record<string, unknown>): Partial<KeyOverrides> {
+  return Object.fromEntries(FIGURES.filter((f) => input[f] !== undefined).map((f) => [f, parseOverride(f, input[f])]));
+}
+
+function parsePlan(value: unknown): Plan {
+  if (!(PLANS as readonly unknown[]).includes(value)) throw bad(`plan must be one of ${PLANS.join(', ')}`);
+  return value as Plan;
+}
+
 function asObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('the body must be a JSON object');
   return body as Record<string, unknown>;
@@ -121,11 +155,10 @@ function rejectUnknown(body: Record<string, unknown>, allowed: readonly string[]
 
 export function parseCreateInput(body: unknown, now: Date = new Date()): CreateKeyInput {
   const input = asObject(body);
-  rejectUnknown(input, ['name', 'plan', 'expires_at', 'duration', 'request_limit']);
+  rejectUnknown(input, ['name', 'plan', 'expires_at', 'duration', 'request_limit', ...FIGURES]);
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   if (!name || name.length > 100) throw bad('name is required (1-100 characters)');
-  const plan = input.plan ?? 'basic';
-  if (!(PLANS as readonly unknown[]).includes(plan)) throw bad(`plan must be one of ${PLANS.join(', ')}`);
+  const plan = parsePlan(input.plan ?? 'basic');
   if (input.expires_at !== undefined && input.duration !== undefined) throw bad('give expires_at or duration, not both');
   let expires_at: string | null = null;
   if (input.expires_at !== undefined) expires_at = parseExpiresAt(input.expires_at);
@@ -134,19 +167,21 @@ export function parseCreateInput(body: unknown, now: Date = new Date()): CreateK
     expires_at = expiryFromDuration(input.duration, now);
   }
   const request_limit = input.request_limit === undefined ? null : parseLimit(input.request_limit);
-  return { name, plan: plan as Plan, expires_at, request_limit };
+  return { name, plan, expires_at, request_limit, ...parseOverrides(input) };
 }
 
 export function parsePatch(body: unknown): KeyPatch {
   const input = asObject(body);
-  rejectUnknown(input, ['disabled', 'request_limit', 'expires_at']);
-  const patch: KeyPatch = {};
+  const fields = ['disabled', 'plan', 'request_limit', 'expires_at', ...FIGURES];
+  rejectUnknown(input, fields);
+  const patch: KeyPatch = parseOverrides(input);
   if (input.disabled !== undefined) {
     if (typeof input.disabled !== 'boolean') throw bad('disabled must be true or false');
     patch.disabled = input.disabled;
   }
+  if (input.plan !== undefined) patch.plan = parsePlan(input.plan);
   if (input.request_limit !== undefined) patch.request_limit = parseLimit(input.request_limit);
   if (input.expires_at !== undefined) patch.expires_at = parseExpiresAt(input.expires_at);
-  if (Object.keys(patch).length === 0) throw bad('nothing to change (disabled, request_limit, expires_at)');
+  if (Object.keys(patch).length === 0) throw bad(`nothing to change (${fields.join(', ')})`);
   return patch;
 }

@@ -9,8 +9,9 @@ const recordKey = (id: string) => `${PREFIX}key:${id}`;
 const hashIndexKey = (hash: string) => `${PREFIX}keyhash:${hash}`;
 const ID_SET = `${PREFIX}keys`;
 
-// The rule of model.ts keyState/consumeRecord, in Lua. expires_at values are toISOString()
-// text, so comparing them with the current time as text compares times.
+// The rule of model.ts keyState/consumeRecord, in Lua: ARGV[2] uses counted together, or none
+// when fewer are left. expires_at values are toISOString() text, so comparing them with the
+// current time as text compares times.
 const CONSUME_SCRIPT = `
 local raw = redis.call('GET', KEYS[1])
 if not raw then return '{"state":"unknown"}' end
@@ -18,9 +19,9 @@ local rec = cjson.decode(raw)
 local state = 'active'
 if rec.disabled then state = 'disabled'
 elseif rec.expires_at ~= cjson.null and rec.expires_at <= ARGV[1] then state = 'expired'
-elseif rec.request_limit ~= cjson.null and rec.used >= rec.request_limit then state = 'exhausted'
+elseif rec.request_limit ~= cjson.null and rec.used + tonumber(ARGV[2]) > rec.request_limit then state = 'exhausted'
 else
-  rec.used = rec.used + 1
+  rec.used = rec.used + tonumber(ARGV[2])
   raw = cjson.encode(rec)
   redis.call('SET', KEYS[1], raw)
 end
@@ -84,10 +85,10 @@ export class RedisKeyStore implements KeyStore {
     return { state: keyState(record), record } as ConsumeResult;
   }
 
-  async consume(key: string): Promise<ConsumeResult> {
+  async consume(key: string, count = 1): Promise<ConsumeResult> {
     const id = await this.redis.get(hashIndexKey(hashKey(key)));
     if (id === null) return { state: 'unknown' };
-    const raw = await this.redis.eval(CONSUME_SCRIPT, { keys: [recordKey(id)], arguments: [new Date().toISOString()] });
+    const raw = await this.redis.eval(CONSUME_SCRIPT, { keys: [recordKey(id)], arguments: [new Date().toISOString(), String(count)] });
     return JSON.parse(String(raw)) as ConsumeResult;
   }
 }

@@ -15,8 +15,11 @@ export interface KeyStore {
   delete(id: string): Promise<boolean>;
   /** The state of a presented key, nothing counted (a request is checked before it is read). */
   peek(key: string): Promise<ConsumeResult>;
-  /** Checks a presented key and, when it is active, counts one use, atomically. */
-  consume(key: string): Promise<ConsumeResult>;
+  /**
+   * Checks a presented key and, when it is active with `count` uses left, counts them, atomically;
+   * with fewer left it answers `exhausted` and counts nothing (a bulk request runs whole or not).
+   */
+  consume(key: string, count?: number): Promise<ConsumeResult>;
   /** Writes what is still held in memory (the file store's uses of keys without a limit). */
   close?(): Promise<void>;
 }

@@ -6,7 +6,7 @@ import { typeBatch, type Batch } from './batch.ts';
 export default function run(batch: Batch) {
   const typed = typeBatch(batch);
   return Piscina.move({
-    get [transferableSymbol]() { return [typed.rows.buffer, typed.values.buffer]; },
+    get [transferableSymbol]() { return [typed.rows.buffer, typed.values.buffer, typed.terms.buffer]; },
     get [valueSymbol]() { return typed; },
   });
 }

@@ -25,6 +25,13 @@ export class CopyRows {
     return this;
   }
 
+  int2(value: number): this {
+    this.room(6);
+    this.at = this.buffer.writeInt32BE(2, this.at);
+    this.at = this.buffer.writeInt16BE(value, this.at);
+    return this;
+  }
+
   int4(value: number): this {
     this.room(8);
     this.at = this.buffer.writeInt32BE(4, this.at);

@@ -1,10 +1,11 @@
 // `npm run search-import`: data files into PostgreSQL, each file on its own. A file whose content
 // (and the region and rules it was typed under) is already imported is left alone, so running
 // the import again after an interruption only does what is left; a changed file replaces its rows.
-// The file is read once, typed in worker threads and streamed by binary COPY into two fresh
-// tables (rows and values, one connection each, so the database uses both cores too), indexed
-// once, and swapped in for the file's old tables in one transaction that notifies every search
-// instance.
+// The file is read once, typed in worker threads and streamed by binary COPY into three fresh
+// tables (rows, values and prefix terms, one connection each, so the database uses its cores too),
+// indexed once, and swapped in for the file's old tables in one transaction that notifies every
+// search instance. A file whose data is unchanged but whose sidecar (`<file>.source.json`, its
+// source facts) changed only has its facts updated in the catalogue.
 import { createHash, randomInt } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -20,6 +21,7 @@ import type { Logger } from '../../../shared/log.ts';
 import { FileTally, problemLogger } from '../index/file-tally.ts';
 import { listDataFiles, readRowTexts } from '../index/files.ts';
 import type { FileStats } from '../index/local-index.ts';
+import { readSidecar, type SidecarReading } from '../index/source-facts.ts';
 import { typeBatch, type Batch, type TypedBatch } from './batch.ts';
 import { COPY_HEADER, COPY_TRAILER } from './copy-binary.ts';
 import { CHANGES_CHANNEL, ensureSchema, IMPORT_FORMAT, LOCK_SPACE, UNDEFINED_TABLE } from './schema.ts';
@@ -30,7 +32,7 @@ const FILE_LOCKS = LOCK_SPACE + 2;
 /** Rows per batch handed to a worker, and batches in flight per worker. */
 const BATCH_ROWS = 2000;
 const BATCHES_PER_WORKER = 3;
-/** Sort memory of the index builds (the server's default, 64 MB, spills a million rows to disk). */
+/** Sort memory of the index builds and the terms' sort (the server's defaults, 64 MB and 4 MB, spill a million rows to disk). */
 const INDEX_MEMORY = '256MB';
 
 export interface ImportOptions {
@@ -51,11 +53,20 @@ export interface FileProgress { file: string; lines: number; linesDone: number; 
 export type FileOutcome =
   | { file: string; outcome: 'imported'; stats: FileStats; values: number; ms: number }
   | { file: string; outcome: 'unchanged' | 'removed' | 'not_imported' }
+  /** The data was unchanged (not read again); its sidecar's source facts were. */
+  | { file: string; outcome: 'facts_updated' }
   | { file: string; outcome: 'failed'; error: string };
 
 interface Fingerprint { size: string; mtimeNs: string; sha256: string; lines: number }
 
-interface Catalogued { file_no: number; rows_table: string; values_table: string; size: string; mtime_ns: string; sha256: string; region: string; format: number }
+interface Catalogued {
+  file_no: number; rows_table: string; values_table: string; terms_table: string | null; size: string; mtime_ns: string; sha256: string;
+  region: string; format: number; sidecar_sha256: string;
+}
+
+/** The catalogue's source-fact columns and their values, for the swap and for a facts-only update. */
+const FACT_COLUMNS = ['sidecar_sha256', 'source_name', 'source_date', 'source_verified', 'source_fields', 'source_note', 'source_problem'];
+const factValues = ({ facts, problem, sha256 }: SidecarReading) => [sha256, facts.name, facts.date, facts.verified, facts.fields, facts.note, problem];
 
 /** The file's content hash and line count, in one read (a fraction of the import's time). */
 async function fingerprint(file: string, stat: { size: bigint; mtimeNs: bigint }): Promise<Fingerprint> {
@@ -76,7 +87,8 @@ async function connect(url: string): Promise<pg.Client> {
   // Failures reach the query that meets them; an idle connection's end must not crash the import.
   client.on('error', () => {});
   await client.connect();
-  await client.query(`SET maintenance_work_mem = '${INDEX_MEMORY}'`);
+  // Index builds, and the sort that keeps a file's distinct prefix terms.
+  await client.query(`SET maintenance_work_mem = '${INDEX_MEMORY}'; SET work_mem = '${INDEX_MEMORY}'`);
   return client;
 }
 
@@ -90,9 +102,10 @@ export class Importer {
   private readonly logProblem: ReturnType<typeof problemLogger>;
   private readonly token = randomInt(1, 2 ** 31 - 1);
   private readonly pool: Piscina<Batch, TypedBatch> | null;
-  /** Rows, catalogue and locks on `main`; values on `side`, at the same time. */
+  /** Rows, catalogue and locks on `main`; values on `side` and prefix terms on `third`, at the same time. */
   private main!: pg.Client;
   private side!: pg.Client;
+  private third!: pg.Client;
 
   constructor(options: ImportOptions) {
     this.options = options;
@@ -183,21 +196,26 @@ export class Importer {
     }
   }
 
-  /** A file's tables, dropped; searches lock the values table first, then the rows: the same order, so no deadlock. */
+  /**
+   * A file's tables, dropped; searches lock the terms table first (a prefix), then the values,
+   * then the rows: the same order, so no deadlock. A file imported before format 2 has no terms.
+   */
   private async dropTables(known: Catalogued): Promise<void> {
-    await this.main.query('LOCK TABLE search_values, search_rows IN ACCESS EXCLUSIVE MODE');
-    await this.main.query(`DROP TABLE IF EXISTS ${pg.escapeIdentifier(known.values_table)}, ${pg.escapeIdentifier(known.rows_table)}`);
+    // A format-1 file may be removed from a database no format-2 import has upgraded (no search_terms).
+    await this.main.query(`LOCK TABLE ${known.terms_table ? 'search_terms, ' : ''}search_values, search_rows IN ACCESS EXCLUSIVE MODE`);
+    const tables = [known.terms_table, known.values_table, known.rows_table].filter((t): t is string => t !== null);
+    await this.main.query(`DROP TABLE IF EXISTS ${tables.map((t) => pg.escapeIdentifier(t)).join(', ')}`);
   }
 
   private async reconnect(): Promise<void> {
     await this.disconnect();
-    [this.main, this.side] = await Promise.all([connect(this.options.databaseUrl), connect(this.options.databaseUrl)]);
+    [this.main, this.side, this.third] = await Promise.all([connect(this.options.databaseUrl), connect(this.options.databaseUrl), connect(this.options.databaseUrl)]);
     // Held while this import runs: its unfinished tables are not abandoned.
     await this.main.query('SELECT pg_advisory_lock($1, $2)', [SESSION_LOCKS, this.token]);
   }
 
   private async disconnect(): Promise<void> {
-    await Promise.allSettled([this.main?.end(), this.side?.end()]);
+    await Promise.allSettled([this.main?.end(), this.side?.end(), this.third?.end()]);
   }
 
   /** Tables an interrupted import left behind (its session lock is free again). */
@@ -205,7 +223,7 @@ export class Importer {
     const { rows } = await this.main.query<{ name: string; token: string }>(`
       SELECT relname AS name, substring(relname from '_s(\\d+)$') AS token FROM pg_class
       WHERE relkind = 'r' AND NOT relispartition AND relnamespace = current_schema()::regnamespace
-        AND relname ~ '^search_(rows|values)_\\d+_s\\d+$'`);
+        AND relname ~ '^search_(rows|values|terms|termsraw)_\\d+_s\\d+$'`);
     for (const { name, token } of rows) {
       if (Number(token) === this.token) continue;
       const { rows: [{ free }] } = await this.main.query<{ free: boolean }>('SELECT pg_try_advisory_lock($1, $2::int) AS free', [SESSION_LOCKS, token]);
@@ -217,53 +235,81 @@ export class Importer {
 
   private async importOne(file: string, name: string): Promise<FileOutcome> {
     const stat = await fs.stat(file, { bigint: true });
+    const sidecar = await readSidecar(file);
+    // Kept apart from the rows' problems (source_problem), so a facts-only update replaces it; the
+    // catalogue lists it first, as the in-memory index meets it.
+    if (sidecar.problem) this.logProblem({ file: name, line: null, reason: sidecar.problem });
     const { rows: [known] } = await this.main.query<Catalogued>('SELECT * FROM search_files WHERE name = $1', [name]);
     const sameRules = known && known.region === this.options.region && known.format === IMPORT_FORMAT;
-    if (sameRules && known.size === String(stat.size) && known.mtime_ns === String(stat.mtimeNs)) return { file: name, outcome: 'unchanged' };
+    if (sameRules && known.size === String(stat.size) && known.mtime_ns === String(stat.mtimeNs)) return this.keep(name, known, sidecar);
     const print = await fingerprint(file, stat);
     if (sameRules && known.sha256 === print.sha256) {
       // Touched or copied, not changed.
       await this.main.query('UPDATE search_files SET size = $2, mtime_ns = $3 WHERE name = $1', [name, print.size, print.mtimeNs]);
-      return { file: name, outcome: 'unchanged' };
+      return this.keep(name, known, sidecar);
     }
     const fileNo = known?.file_no ?? Number((await this.main.query<{ n: string }>("SELECT nextval('search_file_no') AS n")).rows[0].n);
-    return this.load(file, name, fileNo, print, known ?? null);
+    return this.load(file, name, fileNo, print, known ?? null, sidecar);
   }
 
-  private async load(file: string, name: string, fileNo: number, print: Fingerprint, known: Catalogued | null): Promise<FileOutcome> {
+  /** A file whose rows stay: its source facts are updated when its sidecar changed (every search instance told). */
+  private async keep(name: string, known: Catalogued, sidecar: SidecarReading): Promise<FileOutcome> {
+    if (known.sidecar_sha256 === sidecar.sha256) return { file: name, outcome: 'unchanged' };
+    await this.transaction(async (db) => {
+      await db.query(`UPDATE search_files SET ${FACT_COLUMNS.map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE name = $1`, [name, ...factValues(sidecar)]);
+      await db.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, name]);
+    });
+    return { file: name, outcome: 'facts_updated' };
+  }
+
+  private async load(file: string, name: string, fileNo: number, print: Fingerprint, known: Catalogued | null, sidecar: SidecarReading): Promise<FileOutcome> {
     const started = performance.now();
     const rowsTable = `search_rows_${fileNo}_s${this.token}`;
     const valuesTable = `search_values_${fileNo}_s${this.token}`;
+    const termsTable = `search_terms_${fileNo}_s${this.token}`;
+    // The batches' terms, repeated across batches: the file's distinct ones are kept from it.
+    const rawTermsTable = `search_termsraw_${fileNo}_s${this.token}`;
     // Created in the transaction that fills them, so COPY can write them frozen (no later vacuum
     // pass, and index-only lookups from the start).
     await Promise.all([
       this.main.query(`BEGIN; CREATE TABLE ${rowsTable} (LIKE search_rows, CHECK (file_no = ${fileNo}))`),
       this.side.query(`BEGIN; CREATE TABLE ${valuesTable} (LIKE search_values, CHECK (file_no = ${fileNo}))`),
+      this.third.query(`BEGIN; CREATE UNLOGGED TABLE ${rawTermsTable} (type smallint NOT NULL, value text COLLATE "C" NOT NULL, key bigint NOT NULL)`),
     ]);
     const rowsCopy = this.main.query(copyFrom(`COPY ${rowsTable} FROM STDIN WITH (FORMAT binary, FREEZE)`));
     const valuesCopy = this.side.query(copyFrom(`COPY ${valuesTable} FROM STDIN WITH (FORMAT binary, FREEZE)`));
+    const termsCopy = this.third.query(copyFrom(`COPY ${rawTermsTable} FROM STDIN WITH (FORMAT binary, FREEZE)`));
+    const copies = [rowsCopy, valuesCopy, termsCopy];
     // A COPY the server refuses ends the file's import at the next batch.
     const failed = { error: null as Error | null };
-    for (const copy of [rowsCopy, valuesCopy]) copy.on('error', (error) => { failed.error ??= error; });
+    for (const copy of copies) copy.on('error', (error) => { failed.error ??= error; });
     const tally = new FileTally(name, this.logProblem);
-    await Promise.all([write(rowsCopy, COPY_HEADER), write(valuesCopy, COPY_HEADER)]);
-    const values = await this.stream(file, name, fileNo, print.lines, tally, [rowsCopy, valuesCopy], failed);
-    rowsCopy.end(COPY_TRAILER);
-    valuesCopy.end(COPY_TRAILER);
-    await Promise.all([finished(rowsCopy), finished(valuesCopy)]);
+    await Promise.all(copies.map((c) => write(c, COPY_HEADER)));
+    const values = await this.stream(file, name, fileNo, print.lines, tally, copies, failed);
+    for (const copy of copies) copy.end(COPY_TRAILER);
+    await Promise.all(copies.map((c) => finished(c)));
     await Promise.all([
       this.main.query(`ALTER TABLE ${rowsTable} ADD PRIMARY KEY (file_no, line); ANALYZE ${rowsTable}; COMMIT`),
       this.side.query(`CREATE INDEX ON ${valuesTable} (key, file_no, line); ANALYZE ${valuesTable}; COMMIT`),
+      this.third.query(`CREATE TABLE ${termsTable} (LIKE search_terms, CHECK (file_no = ${fileNo}));
+        INSERT INTO ${termsTable} SELECT DISTINCT ${fileNo}, type, value, key FROM ${rawTermsTable};
+        DROP TABLE ${rawTermsTable}; CREATE INDEX ON ${termsTable} (type, value) INCLUDE (key); COMMIT`),
     ]);
+    // Its rows were inserted, not copied frozen: a vacuum marks them visible, so a prefix reads
+    // its terms from the index alone (a bitmap scan visited a heap page a term).
+    await this.third.query(`VACUUM (ANALYZE) ${termsTable}`);
     const stats = tally.finish();
-    const sizes = await this.main.query<{ rows: string; values: string }>('SELECT pg_total_relation_size($1::regclass) AS rows, pg_total_relation_size($2::regclass) AS values', [rowsTable, valuesTable]);
+    const sizes = await this.main.query<{ rows: string; values: string }>(
+      'SELECT pg_total_relation_size($1::regclass) AS rows, pg_total_relation_size($2::regclass) + pg_total_relation_size($3::regclass) AS values',
+      [rowsTable, valuesTable, termsTable],
+    );
     const ms = Math.round(performance.now() - started);
-    await this.swap({ name, fileNo, rowsTable, valuesTable, print, known, stats, problems: tally.problems, values, ms, sizes: sizes.rows[0] });
+    await this.swap({ name, fileNo, rowsTable, valuesTable, termsTable, print, known, sidecar, stats, problems: tally.problems, values, ms, sizes: sizes.rows[0] });
     return { file: name, outcome: 'imported', stats, values, ms };
   }
 
   /** Reads, types (in order, `BATCHES_PER_WORKER` ahead) and writes the file's rows; returns the values written. */
-  private async stream(file: string, name: string, fileNo: number, lines: number, tally: FileTally, [rowsCopy, valuesCopy]: Writable[], failed: { error: Error | null }): Promise<number> {
+  private async stream(file: string, name: string, fileNo: number, lines: number, tally: FileTally, [rowsCopy, valuesCopy, termsCopy]: Writable[], failed: { error: Error | null }): Promise<number> {
     const { region, workers, onProgress } = this.options;
     const startedAt = performance.now();
     const inFlight: Array<{ typed: Promise<TypedBatch>; unreadable: Array<{ line: number; reason: string }>; lastLine: number }> = [];
@@ -280,7 +326,7 @@ export class Importer {
       }
       tally.indexed(batch.rowsIndexed);
       values += batch.valuesIndexed;
-      await Promise.all([write(rowsCopy, batch.rows), write(valuesCopy, batch.values)]);
+      await Promise.all([write(rowsCopy, batch.rows), write(valuesCopy, batch.values), write(termsCopy, batch.terms)]);
       onProgress?.({ file: name, lines, linesDone: lastLine, rows: tally.stats.rows_indexed, startedAt });
     };
     let batch: Batch = { fileNo, region, texts: [], lines: [] };
@@ -313,26 +359,23 @@ export class Importer {
   }
 
   private async swap(s: {
-    name: string; fileNo: number; rowsTable: string; valuesTable: string; print: Fingerprint; known: Catalogued | null;
-    stats: FileStats; problems: string[]; values: number; ms: number; sizes: { rows: string; values: string };
+    name: string; fileNo: number; rowsTable: string; valuesTable: string; termsTable: string; print: Fingerprint; known: Catalogued | null;
+    sidecar: SidecarReading; stats: FileStats; problems: string[]; values: number; ms: number; sizes: { rows: string; values: string };
   }): Promise<void> {
     await this.transaction(async (db) => {
       if (s.known) await this.dropTables(s.known);
       await db.query(`ALTER TABLE search_rows ATTACH PARTITION ${s.rowsTable} FOR VALUES IN (${s.fileNo})`);
       await db.query(`ALTER TABLE search_values ATTACH PARTITION ${s.valuesTable} FOR VALUES IN (${s.fileNo})`);
+      await db.query(`ALTER TABLE search_terms ATTACH PARTITION ${s.termsTable} FOR VALUES IN (${s.fileNo})`);
       const { stats } = s;
-      await db.query(`
-        INSERT INTO search_files (file_no, name, rows_table, values_table, size, mtime_ns, sha256, region, format, rows_indexed, rows_skipped,
-          values_rejected, "values", problems, last_error, indexed_at, import_ms, row_bytes, index_bytes)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-        ON CONFLICT (name) DO UPDATE SET file_no = EXCLUDED.file_no, rows_table = EXCLUDED.rows_table, values_table = EXCLUDED.values_table,
-          size = EXCLUDED.size, mtime_ns = EXCLUDED.mtime_ns, sha256 = EXCLUDED.sha256, region = EXCLUDED.region, format = EXCLUDED.format,
-          rows_indexed = EXCLUDED.rows_indexed, rows_skipped = EXCLUDED.rows_skipped, values_rejected = EXCLUDED.values_rejected,
-          "values" = EXCLUDED."values", problems = EXCLUDED.problems, last_error = EXCLUDED.last_error, indexed_at = EXCLUDED.indexed_at,
-          import_ms = EXCLUDED.import_ms, row_bytes = EXCLUDED.row_bytes, index_bytes = EXCLUDED.index_bytes`,
-      [s.fileNo, s.name, s.rowsTable, s.valuesTable, s.print.size, s.print.mtimeNs, s.print.sha256, this.options.region, IMPORT_FORMAT,
+      const columns = ['file_no', 'name', 'rows_table', 'values_table', 'terms_table', 'size', 'mtime_ns', 'sha256', 'region', 'format', 'rows_indexed',
+        'rows_skipped', 'values_rejected', '"values"', 'problems', 'last_error', 'indexed_at', 'import_ms', 'row_bytes', 'index_bytes', ...FACT_COLUMNS];
+      const values = [s.fileNo, s.name, s.rowsTable, s.valuesTable, s.termsTable, s.print.size, s.print.mtimeNs, s.print.sha256, this.options.region, IMPORT_FORMAT,
         stats.rows_indexed, stats.rows_skipped, stats.values_rejected, s.values, s.problems, stats.last_error, stats.indexed_at, s.ms,
-        s.sizes.rows, s.sizes.values]);
+        s.sizes.rows, s.sizes.values, ...factValues(s.sidecar)];
+      await db.query(`
+        INSERT INTO search_files (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
+        ON CONFLICT (name) DO UPDATE SET ${columns.filter((c) => c !== 'name').map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`, values);
       await db.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, s.name]);
     });
   }

@@ -5,13 +5,13 @@
 // ones in one transaction, so a search sees a file's old rows or its new ones, never a mix.
 import type pg from 'pg';
 import { fingerprint } from '../index/postings.ts';
-import { SEARCH_TYPES, typedKey, type TypedValue } from '../types.ts';
+import { SEARCH_TYPES, type TypedValue } from '../types.ts';
 
 /**
  * The typing rules the rows were imported under: raise it when a change to values/* or
  * index/fields.ts types existing data differently, and the next import re-reads every file.
  */
-export const IMPORT_FORMAT = 1;
+export const IMPORT_FORMAT = 2;
 
 /** Channel an import notifies when it has swapped a file in; every search instance listens. */
 export const CHANGES_CHANNEL = 'search_data';
@@ -59,6 +59,24 @@ CREATE TABLE IF NOT EXISTS search_values (
   line integer NOT NULL
 ) PARTITION BY LIST (file_no);
 CREATE INDEX IF NOT EXISTS search_values_key ON search_values (key, file_no, line);
+-- Format 2: the distinct prefix terms of each file (user names, messenger names, full names), in
+-- byte order ("C") so a prefix is a range; and the file's source facts (its sidecar).
+CREATE TABLE IF NOT EXISTS search_terms (
+  file_no integer NOT NULL,
+  type smallint NOT NULL,
+  value text COLLATE "C" NOT NULL,
+  key bigint NOT NULL
+) PARTITION BY LIST (file_no);
+CREATE INDEX IF NOT EXISTS search_terms_value ON search_terms (type, value) INCLUDE (key);
+ALTER TABLE search_files
+  ADD COLUMN IF NOT EXISTS terms_table text,
+  ADD COLUMN IF NOT EXISTS sidecar_sha256 text NOT NULL DEFAULT '',
+  ADD COLUMN IF NOT EXISTS source_name text,
+  ADD COLUMN IF NOT EXISTS source_date text,
+  ADD COLUMN IF NOT EXISTS source_verified boolean NOT NULL DEFAULT false,
+  ADD COLUMN IF NOT EXISTS source_fields text[] NOT NULL DEFAULT '{}',
+  ADD COLUMN IF NOT EXISTS source_note text,
+  ADD COLUMN IF NOT EXISTS source_problem text;
 `;
 
 /** Creates what is missing; two importers starting at once take turns. */
@@ -75,19 +93,32 @@ export async function ensureSchema(client: pg.ClientBase): Promise<void> {
 }
 
 /**
- * A typed value's key: the index's 64-bit fingerprint of its identity (names matched whatever
- * their case), as a signed bigint. Two values share one about once in 2^64 pairs; the source
- * checks the rows it returns, as the in-memory index does.
+ * A lookup key's (lookup-keys.ts) 64-bit form: the index's fingerprint, as a signed bigint. Two
+ * keys share one about once in 2^64 pairs; the source checks the rows it returns, as the
+ * in-memory index does.
  */
-export function valueKey(value: TypedValue): string {
-  const [high, low] = valueKeyHalves(value);
+export function lookupKey(text: string): string {
+  const [high, low] = keyHalves(text);
   return BigInt.asIntN(64, (BigInt(high) << 32n) | BigInt(low)).toString();
 }
 
 /** The same key as its high and low 32 bits (unsigned), as the import writes it (binary COPY). */
-export function valueKeyHalves(value: TypedValue): [high: number, low: number] {
-  const [low, high] = fingerprint(typedKey(value));
+export function keyHalves(text: string): [high: number, low: number] {
+  const [low, high] = fingerprint(text);
   return [high, low];
+}
+
+/** The smallest text above every text starting with `prefix` in byte order ("C"); null when there is none. */
+export function prefixEnd(prefix: string): string | null {
+  const points = [...prefix];
+  while (points.length) {
+    const last = points.pop()!.codePointAt(0)!;
+    if (last >= 0x10ffff) continue;
+    // UTF-8 byte order is code point order; surrogates are no characters.
+    const next = last + 1 === 0xd800 ? 0xe000 : last + 1;
+    return points.join('') + String.fromCodePoint(next);
+  }
+  return null;
 }
 
 /**

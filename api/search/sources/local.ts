@@ -7,6 +7,7 @@ import type { CountryCode } from 'libphonenumber-js';
 import type { Logger } from '../../../shared/log.ts';
 import { problemLogger } from '../index/file-tally.ts';
 import { LocalIndex, type IndexStats } from '../index/local-index.ts';
+import { SIDECAR_SUFFIX, type DataSource } from '../index/source-facts.ts';
 import { SEARCH_TYPES, type TypedValue } from '../types.ts';
 import type { SearchSource, SourceAnswer, SourceRequest } from './source.ts';
 
@@ -20,6 +21,7 @@ export class LocalIndexSource implements SearchSource {
   readonly description = 'Records from the operator\'s own data files (SEARCH_DATA), indexed by every typed value they hold';
   readonly answers = SEARCH_TYPES;
   readonly produces = SEARCH_TYPES;
+  readonly patterns = true;
   private readonly dataPath: string | null;
   private readonly region: CountryCode;
   private readonly log: Logger;
@@ -76,11 +78,17 @@ export class LocalIndexSource implements SearchSource {
   }
 
   async search(query: TypedValue, request: SourceRequest): Promise<SourceAnswer> {
-    const { hits, total } = this.index!.find(query, request.limit, request.offset);
+    const { hits, total, totalCapped } = this.index!.find(query, request.limit, request.offset);
     return {
-      records: hits.map((h) => ({ source: this.id, kind: 'record', ref: h.ref, fields: h.record, entities: h.entities })),
+      records: hits.map((h) => ({ source: this.id, kind: 'record', ref: h.ref, fields: h.record, entities: h.entities, origin: h.origin })),
       total,
+      ...(totalCapped ? { totalCapped } : {}),
     };
+  }
+
+  /** The data sources of the index built now (GET /v1/search/sources); empty before the first build. */
+  async dataSources(): Promise<DataSource[]> {
+    return this.index?.dataSources() ?? [];
   }
 
   close(): void {
@@ -95,7 +103,7 @@ export class LocalIndexSource implements SearchSource {
     const folder = isFolder ? target : path.dirname(target);
     const name = path.basename(target);
     this.watcher = watch(folder, { recursive: isFolder, persistent: false }, (_event, file) => {
-      if (isFolder || file === null || file === name) this.scheduleRebuild();
+      if (isFolder || file === null || file === name || file === `${name}${SIDECAR_SUFFIX}`) this.scheduleRebuild();
     });
     this.watcher.on('error', (err) => this.log.warn('search data watch failed; changes are not picked up', { err: err.message }));
   }

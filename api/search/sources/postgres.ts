@@ -8,9 +8,12 @@ import type { CountryCode } from 'libphonenumber-js';
 import type { Logger } from '../../../shared/log.ts';
 import type { ReadinessCheck } from '../../readiness.ts';
 import type { IndexStats } from '../index/local-index.ts';
+import { defaultFacts, groupSources, originOf, type DataSource, type FileFacts, type Origin } from '../index/source-facts.ts';
+import { MAX_PREFIX_TERMS } from '../index/terms.ts';
+import { holds, prefixTerm, queryKey } from '../lookup-keys.ts';
 import { readCatalogue } from '../pg/catalogue.ts';
-import { CHANGES_CHANNEL, decodeEntities, isDatabaseDown, UNDEFINED_TABLE, valueKey } from '../pg/schema.ts';
-import { SEARCH_TYPES, typedKey, type TypedValue } from '../types.ts';
+import { CHANGES_CHANNEL, decodeEntities, isDatabaseDown, lookupKey, prefixEnd, UNDEFINED_TABLE } from '../pg/schema.ts';
+import { SEARCH_TYPES, type TypedValue } from '../types.ts';
 import type { RebuildReport } from './local.ts';
 import { SourceSkipped, type SearchSource, type SourceAnswer, type SourceRecord, type SourceRequest } from './source.ts';
 
@@ -57,6 +60,30 @@ ORDER BY q.n, x.file_no, x.line`;
 
 interface LookupRow { n: string; total: string; name: string | null; line: number | null; body: string | null; entities: string | null }
 
+// A prefix query's page: the file's distinct terms in the prefix's range ($1 type, $2 <= value <
+// $3; MAX_PREFIX_TERMS + 1 at most, to tell a cut), then each term's rows in file and line order,
+// as many as the page or the count can use ($6: max(offset + limit, TOTAL_CAP + 1)), each row once;
+// their count, and the page. Every step is an index range or probe.
+const PREFIX_LOOKUP = `
+WITH t AS MATERIALIZED (
+  SELECT key FROM search_terms WHERE type = $1 AND value >= $2 AND value < $3 LIMIT ${MAX_PREFIX_TERMS + 1}
+), m AS MATERIALIZED (
+  SELECT DISTINCT v.file_no, v.line
+  FROM (SELECT DISTINCT key FROM t) k
+  CROSS JOIN LATERAL (SELECT file_no, line FROM search_values WHERE key = k.key ORDER BY file_no, line LIMIT $6) v
+)
+SELECT (SELECT count(*) FROM t) AS terms, (SELECT count(*) FROM m) AS total, x.name, x.line, x.body, x.entities
+FROM (SELECT 1) one
+LEFT JOIN LATERAL (
+  SELECT p.file_no, p.line, r.body, r.entities, f.name
+  FROM (SELECT file_no, line FROM m ORDER BY file_no, line LIMIT $4 OFFSET $5) p
+  JOIN search_rows r ON r.file_no = p.file_no AND r.line = p.line
+  JOIN search_files f ON f.file_no = p.file_no
+) x ON true
+ORDER BY x.file_no, x.line`;
+
+interface PrefixRow { terms: string; total: string; name: string | null; line: number | null; body: string | null; entities: string | null }
+
 export interface PostgresSourceOptions {
   region: CountryCode;
   log: Logger;
@@ -74,12 +101,16 @@ export class PostgresSource implements SearchSource {
   readonly description = 'Records from the operator\'s own data files imported into PostgreSQL (SEARCH_DATABASE_URL), by every typed value they hold';
   readonly answers = SEARCH_TYPES;
   readonly produces = SEARCH_TYPES;
+  readonly patterns = true;
   private readonly url: string;
   private readonly region: CountryCode;
   private readonly log: Logger;
   private readonly pool: pg.Pool;
   private listener: pg.Client | null = null;
   private catalogue: IndexStats | null = null;
+  /** Each imported file's source facts, by its name, from the catalogue. */
+  private files: Array<FileFacts & { file: string }> = [];
+  private origins = new Map<string, Origin>();
   private version: string | null = null;
   private lastRead: RebuildReport | null = null;
   /** Why the database cannot be used now; null when it can. */
@@ -155,11 +186,14 @@ export class PostgresSource implements SearchSource {
     return this.version;
   }
 
+  /** The data sources imported (GET /v1/search/sources), from the catalogue last read. */
+  async dataSources(): Promise<DataSource[]> {
+    return groupSources(this.files);
+  }
+
   async search(query: TypedValue, request: SourceRequest): Promise<SourceAnswer> {
-    let rows: LookupRow[];
-    const key = valueKey(query);
     try {
-      rows = await this.lookup(key, request.limit, request.offset ?? 0);
+      return query.match === 'prefix' ? await this.prefixPage(query, request) : await this.page(query, request);
     } catch (error) {
       // Nothing imported yet: no tables, no rows.
       if ((error as { code?: string }).code === UNDEFINED_TABLE) return { records: [], total: 0 };
@@ -176,20 +210,44 @@ export class PostgresSource implements SearchSource {
       this.lost(error as Error);
       throw new SourceSkipped(this.down!);
     }
-    const wanted = typedKey(query);
+  }
+
+  /** A lookup by one key (a value, its digest, an address's domain), batched with this turn's others. */
+  private async page(query: TypedValue, request: SourceRequest): Promise<SourceAnswer> {
+    const key = lookupKey(queryKey(query));
+    const rows = await this.lookup(key, request.limit, request.offset ?? 0);
+    const total = Number(rows[0]?.total ?? 0);
+    if (total <= TOTAL_CAP) return { records: this.records(rows, query), total };
+    this.remember(key);
+    return { records: this.records(rows, query), total: TOTAL_CAP, totalCapped: true };
+  }
+
+  /** A prefix's page, in a statement of its own (it ranges over terms rather than probing a key). */
+  private async prefixPage(query: TypedValue, request: SourceRequest): Promise<SourceAnswer> {
+    const start = prefixTerm(query).slice(query.type.length + 1);
+    const offset = request.offset ?? 0;
+    const { rows } = await this.gated(() => this.pool.query<PrefixRow>({
+      name: 'search-prefix-page', text: PREFIX_LOOKUP,
+      values: [SEARCH_TYPES.indexOf(query.type), start, prefixEnd(start) ?? '\u{10ffff}', request.limit, offset, Math.max(offset + request.limit, TOTAL_CAP + 1)],
+    }));
+    const total = Number(rows[0]?.total ?? 0);
+    const records = this.records(rows, query);
+    // Past MAX_PREFIX_TERMS terms, the rows of the rest are not counted: the total is a floor.
+    if (total <= TOTAL_CAP && Number(rows[0]?.terms ?? 0) <= MAX_PREFIX_TERMS) return { records, total };
+    return { records, total: Math.min(total, TOTAL_CAP), totalCapped: true };
+  }
+
+  /** The rows found, each checked against the row's own values (keys are fingerprints, or derived). */
+  private records(rows: ReadonlyArray<Pick<LookupRow, 'name' | 'line' | 'body' | 'entities'>>, query: TypedValue): SourceRecord[] {
     const records: SourceRecord[] = [];
     for (const row of rows) {
       if (row.body === null) continue;
       const entities = decodeEntities(row.entities!);
-      // Keys are fingerprints: the row's own values settle a (vanishingly rare) shared one.
-      if (!entities.some((e) => typedKey(e) === wanted)) continue;
-      const ref = `${row.name}:${row.line}`;
-      records.push({ source: this.id, kind: 'record', ref, fields: JSON.parse(row.body) as Record<string, unknown>, entities });
+      if (!holds(entities, query)) continue;
+      const origin = this.origins.get(row.name!) ?? originOf(defaultFacts(row.name!));
+      records.push({ source: this.id, kind: 'record', ref: `${row.name}:${row.line}`, fields: JSON.parse(row.body) as Record<string, unknown>, entities, origin });
     }
-    const total = Number(rows[0]?.total ?? 0);
-    if (total <= TOTAL_CAP) return { records, total };
-    this.remember(key);
-    return { records, total: TOTAL_CAP, totalCapped: true };
+    return records;
   }
 
   /** A key seen with more rows than the cap; the oldest is forgotten past FREQUENT_KEYS. */
@@ -301,12 +359,14 @@ export class PostgresSource implements SearchSource {
     const at = new Date().toISOString();
     try {
       await this.listen();
-      const { stats, otherRegion, version } = await readCatalogue((text) => this.gated(() => this.pool.query(text)), this.region);
+      const { stats, files, otherRegion, version } = await readCatalogue((text) => this.gated(() => this.pool.query(text)), this.region);
       if (otherRegion.join('\n') !== this.otherRegion && otherRegion.length) {
         this.log.warn('search data imported with another SEARCH_DEFAULT_REGION; import these files again', { files: otherRegion, region: this.region });
       }
       this.otherRegion = otherRegion.join('\n');
       this.catalogue = stats;
+      this.files = files;
+      this.origins = new Map(files.map((f) => [f.file, originOf(f.facts)]));
       this.version = version;
       this.lastRead = { at, ok: true, error: null };
       if (this.down) this.log.info('search database reachable again');

@@ -12,6 +12,8 @@ export interface SourceRecord {
   fields: Record<string, unknown>;
   /** Typed values the record holds (the query itself included; the pipeline drops it). */
   entities: TypedValue[];
+  /** The data source an indexed row comes from (its file's sidecar facts, index/source-facts.ts). */
+  origin?: { name: string; date: string | null; verified: boolean };
 }
 
 export interface SourceAnswer {
