@@ -81,7 +81,11 @@ export interface Config {
   imageFormatFromAccept: boolean;
   /** Estimated CPU ms of drawing and encoding each client may cause a minute (api/skins/image-cost.ts). */
   imageWorkBudget: number;
-  render: { workers: number; chromiumPath: string | null; gpu: GpuMode; gpuBackend: GpuBackend; queueLimit: number; jobTimeoutMs: number; batchSize: number; browsers: number | undefined };
+  render: {
+    workers: number; chromiumPath: string | null; gpu: GpuMode; gpuBackend: GpuBackend; queueLimit: number; jobTimeoutMs: number; batchSize: number; browsers: number | undefined;
+    /** RENDER_QUEUE_URL: the skins service sends its jobs to render nodes over this broker and starts no browser; a render node takes them from it. */
+    queueUrl: string | null;
+  };
   media: MediaSettings;
   search: {
     adminToken: string | null; dataPath: string | null; timeoutMs: number;
@@ -405,10 +409,11 @@ function readOAuth(s: Settings, externalUrl: string): Config['oauth'] {
 
 function readRender(s: Settings): Config['render'] {
   return {
+    queueUrl: s.optional('RENDER_QUEUE_URL', serverUrl('amqp', 'amqps'), 'RabbitMQ (`amqp://user:password@host:5672/vhost`): the skins service starts no browser and sends its render jobs to render nodes (`npm run render-node`) through the durable queue `skinfarm.render`; a render node takes them from there. Without it the farm runs in the process ([operations](operations.md#render-nodes))'),
     // 0 switches the farm off (avatars and raw textures still work; 3D images answer 503).
-    workers: s.read('RENDER_WORKERS', Math.max(1, os.availableParallelism()), integer(0, 64), { default: 'number of cores', meaning: 'Chromium pages in the render pool (0 = no farm: 3D images answer 503)' }),
-    queueLimit: s.read('RENDER_QUEUE_LIMIT', 512, integer(1, 100_000), 'jobs that may wait; past it 503 `overloaded` with `Retry-After`'),
-    jobTimeoutMs: s.read('RENDER_TIMEOUT_MS', 10_000, integer(100, 120_000), 'per job; past it 500 `render_failed`'),
+    workers: s.read('RENDER_WORKERS', Math.max(1, os.availableParallelism()), integer(0, 64), { default: 'number of cores', meaning: 'Chromium pages in the render pool (0 = no farm: 3D images answer 503); on a render node its pages; means nothing to a skins service with `RENDER_QUEUE_URL`' }),
+    queueLimit: s.read('RENDER_QUEUE_LIMIT', 512, integer(1, 100_000), 'jobs that may wait; past it 503 `overloaded` with `Retry-After` (with `RENDER_QUEUE_URL`: jobs this instance waits for at once)'),
+    jobTimeoutMs: s.read('RENDER_TIMEOUT_MS', 10_000, integer(100, 120_000), 'per job; past it 500 `render_failed` (with `RENDER_QUEUE_URL`: the job\'s deadline, queue and node included, after which the broker and the nodes drop it unrendered)'),
     // Jobs one page draws in one frame: more is more renders/s, fewer is lower latency.
     batchSize: s.read('RENDER_BATCH_SIZE', 8, integer(1, 16), 'jobs one page draws in one frame (8 measured best on 2 cores)'),
     // Chromium instances the pages are spread over; 0 = one per page in software, one on a GPU.

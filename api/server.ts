@@ -52,7 +52,8 @@ const STARTING: Record<ServiceName, ErrorFormatter> = {
  * answers 503 `starting`, since a farm of pages takes seconds.
  */
 const WAITS: Record<ServiceName, (config: Config) => string | null> = {
-  skins: ({ render: { workers } }) => (workers > 0 ? `the render farm (${workers} page${workers === 1 ? '' : 's'})` : null),
+  skins: ({ render: { workers, queueUrl } }) => (queueUrl ? `the render queue broker (RENDER_QUEUE_URL, one try)`
+    : workers > 0 ? `the render farm (${workers} page${workers === 1 ? '' : 's'})` : null),
   media: () => null,
   search: ({ search }) => (search.databaseUrl ? 'PostgreSQL (SEARCH_DATABASE_URL)' : search.dataPath ? 'the index of SEARCH_DATA' : null),
 };

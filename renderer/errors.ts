@@ -15,7 +15,13 @@ export type RenderErrorKind =
   /** The skin or cape file is not one. */
   | 'invalid_texture'
   /** No browser runs (none could be started): refused at once, not after a timeout. */
-  | 'unavailable';
+  | 'unavailable'
+  /**
+   * A farm over a broker (renderer/queue/) has no render node to take the job: none reports or
+   * consumes the queue, or the broker cannot be reached (jobs waiting on a lost connection too).
+   * Refused at once, not after a timeout.
+   */
+  | 'unreachable';
 
 export interface RenderErrorOptions { zh?: string; retryAfterSeconds?: number; cause?: unknown }
 

@@ -33,6 +33,7 @@ import { defaultSkin } from './default-skins.ts';
 import { DEFAULT_GPU_BACKEND, GPU_BACKENDS, GPU_MODES, wantsGpu, type GpuBackend, type GpuMode } from './gpu.ts';
 import { IN_DOUBT, SELF_CHECK_FAILED, toWireJob, type PageMemory, type RenderJob, type WireJob, type WorkerResult, type WorkerTask } from './jobs.ts';
 import { PageWorker } from './page-worker.ts';
+import type { RemoteState } from './queue/reports.ts';
 
 export interface RenderFarmConfig {
   workers: number;
@@ -107,6 +108,22 @@ export interface FarmHealth {
 export interface FarmInfo { browserVersion: string; webglRenderer: string; gpu: boolean; executable: string; browsers: number }
 
 /**
+ * What the skins service uses of a farm: RenderFarm in this process, or RemoteFarm
+ * (renderer/queue/remote-farm.ts), whose render nodes run a RenderFarm each behind a broker.
+ */
+export interface Farm {
+  render(job: RenderJob): Promise<Buffer>;
+  renderFrames(job: RenderJob, yaws: number[]): Promise<Buffer[]>;
+  stats(): FarmStats;
+  info(): FarmInfo;
+  health(): FarmHealth;
+  trim(): Promise<void>;
+  close(): Promise<void>;
+  /** A remote farm's queue and nodes (absent in process). */
+  remote?(): RemoteState;
+}
+
+/**
  * A page that is drawing may already hold its next batch, when at least half a batch waits: it
  * starts on it the moment it is done. Otherwise it sat idle until this (busy) thread had heard
  * back and dispatched again, about half the time under the embed load. Smaller leftovers wait
@@ -153,7 +170,7 @@ interface PageSlot {
   doubted: number;
 }
 
-export class RenderFarm {
+export class RenderFarm implements Farm {
   private readonly config: Required<RenderFarmConfig>;
   private readonly log: Logger;
   private readonly pages: PageSlot[];

@@ -54,6 +54,8 @@ export interface LaunchOptions {
    * the group, as a terminal's Ctrl-C does.
    */
   npmStart?: boolean;
+  /** Another entry point than api/main.ts that logs 'ready' alike (scripts/render-node.ts). */
+  entry?: string;
 }
 
 export interface RunningService {
@@ -80,7 +82,7 @@ export function echoErrors(line: string, stream: 'stdout' | 'stderr'): void {
  * usually comes later).
  */
 export async function launch(env: Record<string, string | undefined>, options: LaunchOptions = {}): Promise<RunningService> {
-  const [command, ...args] = options.npmStart ? ['npm', 'start', '--silent'] : [...options.prefix ?? [], process.execPath, ...options.nodeArgs ?? [], path.join(ROOT, 'api/main.ts')];
+  const [command, ...args] = options.npmStart ? ['npm', 'start', '--silent'] : [...options.prefix ?? [], process.execPath, ...options.nodeArgs ?? [], path.join(ROOT, options.entry ?? 'api/main.ts')];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },

@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   not_implemented: { status: 501, message: '该功能尚未实现', en: 'Not implemented' },
   upstream_error: { status: 502, message: '上游数据源出错', en: 'The upstream source failed' },
   overloaded: { status: 503, message: '服务繁忙，请稍后再试', en: 'The service is busy; try again later' },
+  render_unavailable: { status: 503, message: '暂无可用的渲染节点，请稍后再试', en: 'No render node is available; try again shortly' },
   upstream_busy: { status: 503, message: '上游数据源暂时不可用（限流保护），请稍后再试', en: 'The upstream source is throttled to protect it; try again later' },
   oauth_not_configured: { status: 503, message: '未配置外部登录', en: 'External login is not configured' },
   upstream_timeout: { status: 504, message: '上游数据源超时', en: 'The upstream source timed out' },

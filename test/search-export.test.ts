@@ -2,10 +2,11 @@
 // facts, the same from memory and PostgreSQL; the CSV read back by the project's own RFC 4180
 // reader, a formula cell neutralised; the plan's cap and its trailer; a plan without export refused.
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { readRows } from '../api/search/index/files.ts';
-import { call, type RunningApp } from './helpers/service.ts';
+import { call, startApp, type RunningApp } from './helpers/service.ts';
 import { createSearchKey } from './helpers/search-keys.ts';
 import { SHARED_EMAIL, sharedName, startBackends, type Backends } from './helpers/search-backends.ts';
 import { until } from './helpers/poll.ts';
@@ -126,4 +127,21 @@ test('an export is one search in the audit log, saying how it ended', async (t) 
   const lines = await until('the export\'s audit line', audit, (found) => found.length > 0);
   t.like(lines[0], { count: 25, complete: false, reason: 'cap', timed_out: false });
   t.is(typeof lines[0].query_hmac, 'string');
+});
+
+test('without data to read, an export holds no rows and its trailer says the source is unavailable', async (t) => {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'skinfarm-export-no-data-'));
+  const app = await startApp({ SERVICES: 'search', DATA_DIR: dataDir });
+  try {
+    const key = createSearchKey(dataDir, 'no-data', '--plan', 'premium');
+    const jsonl = await download(app, 'jsonl', key);
+    t.is(jsonl.status, 200);
+    t.deepEqual(jsonLines(jsonl.text), [{ end: { rows: 0, complete: false, reason: 'unavailable' } }]);
+    const csv = await download(app, 'csv', key);
+    t.is(csv.status, 200);
+    t.regex(csv.text, /"#end","rows=0; complete=false; reason=unavailable"/);
+  } finally {
+    await app.stop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
 });

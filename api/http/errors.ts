@@ -54,6 +54,7 @@ const RENDER_ERRORS: Record<RenderErrorKind, ErrorCode> = {
   failed: 'render_failed',
   invalid_texture: 'invalid_skin',
   unavailable: 'overloaded',
+  unreachable: 'render_unavailable',
 };
 
 /** Maps a thrown value to an ApiError; null when it is unexpected (a bug or an outage). */

@@ -6,7 +6,7 @@
 import { ApiError, type Language } from '../../shared/errors.ts';
 import type { CountryCode } from 'libphonenumber-js';
 import { assumedRegion, parseQuery } from './detect.ts';
-import { checkLimit, integerField, PAGE_ROWS_MAX } from './paging.ts';
+import { bad, checkLimit, integerField, PAGE_ROWS_MAX } from './paging.ts';
 import { MAIN_RECORD_LIMIT, type SearchResult } from './pipeline.ts';
 import type { PlanFigures } from './plans.ts';
 import type { SearchService } from './service.ts';
@@ -27,10 +27,6 @@ export interface BulkResult {
   count: number;
   results: SearchResult[];
   took_ms: number;
-}
-
-function bad(field: string, en: string, zh: string): ApiError {
-  return new ApiError('bad_request', { detail: { zh: `${field}：${zh}`, en: `${field}: ${en}` } });
 }
 
 /** parseQuery's own error, naming the query's field in the bulk body. */

@@ -5,7 +5,6 @@
 // a stream without one was cut off.
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
-import { ApiError } from '../../shared/errors.ts';
 import { asks, untilAborted } from './pipeline.ts';
 import type { SearchSource, SourceRecord } from './sources/source.ts';
 import type { TypedValue } from './types.ts';
@@ -24,9 +23,10 @@ const STALLED_MS = EXPORT_MAX_MS + 60_000;
 
 /**
  * Why an export stopped before the last row: the plan's cap, moved data, a slow or failing source,
- * its time limit; `disconnected` (the client left) only reaches the audit line.
+ * a source that cannot answer at all (no data configured, the database down: as a search reports
+ * it skipped), its time limit; `disconnected` (the client left) only reaches the audit line.
  */
-export type ExportStop = 'cap' | 'data_changed' | 'timed_out' | 'failed' | 'time_limit' | 'disconnected';
+export type ExportStop = 'cap' | 'data_changed' | 'timed_out' | 'failed' | 'unavailable' | 'time_limit' | 'disconnected';
 export interface ExportEnd { rows: number; complete: boolean; reason: ExportStop | null }
 
 /** The source facts of a row: its origin, else (a source that names none) the data file it came from. */
@@ -110,13 +110,13 @@ async function readPage(job: ExportJob, offset: number, limit: number): Promise<
  */
 interface Progress { rows: number; end: ExportEnd | null }
 
-async function* rows(job: ExportJob, writer: Writer, first: SourceRecord[], version: string | null, progress: Progress): AsyncGenerator<string> {
+async function* rows(job: ExportJob, writer: Writer, first: Page, version: string | null, progress: Progress): AsyncGenerator<string> {
   const started = Date.now();
-  let page = first;
+  let page = 'records' in first ? first.records : [];
   let offset = 0;
-  let reason: ExportStop | null = null;
-  yield writer.header(first);
-  for (;;) {
+  let reason: ExportStop | null = 'stop' in first ? first.stop : null;
+  yield writer.header(page);
+  while (reason === null) {
     // Past the cap by one row: another row is there, so the cap cut the export.
     const room = job.cap - progress.rows;
     if (page.length > room) reason = 'cap';
@@ -136,21 +136,17 @@ async function* rows(job: ExportJob, writer: Writer, first: SourceRecord[], vers
 }
 
 /**
- * Answers the export: the first page is read before anything is sent, so a source that cannot
- * answer is an error answer; then the rows stream. `release` is called when the stream closes
- * (ended, failed or the client gone).
+ * Answers the export: the first page is read before anything is sent (its rows name the CSV
+ * columns), then the rows stream. A source that cannot answer, or whose first page fails, gives an
+ * export of no rows whose trailer says why, as a search reports such a source in `data`. `release`
+ * is called when the stream closes (ended, failed or the client gone).
  */
 export async function sendExport(ctx: Context, job: ExportJob, release: () => void): Promise<void> {
   const { source, query } = job;
-  const unavailable = source.unavailable();
-  if (unavailable) throw new ApiError('search_failed', { detail: { zh: '本地数据不可用', en: 'the local data is not available' } });
   const version = source.dataVersion?.() ?? null;
-  let first: SourceRecord[] = [];
-  if (asks(source, query)) {
-    const page = await readPage(job, 0, Math.min(EXPORT_PAGE_ROWS, job.cap + 1));
-    if ('stop' in page) throw new ApiError('search_failed', { detail: { zh: `导出的第一页：${page.stop}`, en: `the export's first page: ${page.stop}` } });
-    first = page.records;
-  }
+  let first: Page = { records: [] };
+  if (source.unavailable()) first = { stop: 'unavailable' };
+  else if (asks(source, query)) first = await readPage(job, 0, Math.min(EXPORT_PAGE_ROWS, job.cap + 1));
   const writer = job.format === 'csv' ? csvWriter() : jsonlWriter();
   // Bytes, not objects: the stream reads the next page only once ~16 KB are left unsent.
   const progress: Progress = { rows: 0, end: null };

@@ -33,7 +33,8 @@ export interface PageInfo {
 
 const MAX_CURSOR = 512;
 
-function bad(field: string, en: string, zh: string): ApiError {
+/** 400 `bad_request` naming the field of a query string or a body that is wrong, and how. */
+export function bad(field: string, en: string, zh: string): ApiError {
   return new ApiError('bad_request', { detail: { zh: `${field}：${zh}`, en: `${field}: ${en}` } });
 }
 

@@ -85,6 +85,6 @@ export const GROUP_ROUTES: Route<SkinsService>[] = [{
       `Each player's uncached lookup counts against the client's lookups, and a group that is not cached costs its work budget one render per player. ${FORMAT_NOTE} ${WORK_NOTE} Answers HEAD too.`,
     ].join(' '),
     ok: { ...ok, headers: { ...ok.headers, 'X-Group-Missing': { description: 'the names left out (not found), comma-separated and percent-encoded', schema: { type: 'string' } } } },
-    conditional: true, head: true, errors: ['missing_param', 'bad_request', ...LOOKUP_ERRORS, 'render_failed', 'overloaded'],
+    conditional: true, head: true, errors: ['missing_param', 'bad_request', ...LOOKUP_ERRORS, 'render_failed', 'render_unavailable', 'overloaded'],
   },
 }];

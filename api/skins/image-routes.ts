@@ -100,7 +100,7 @@ function uploadDoc(fields: readonly Param[], description: string, example: Recor
       },
     },
     ok: images('the render of the uploaded skin'),
-    errors: ['missing_param', 'bad_request', 'invalid_skin', 'render_failed', 'overloaded'],
+    errors: ['missing_param', 'bad_request', 'invalid_skin', 'render_failed', 'render_unavailable', 'overloaded'],
   };
 }
 
@@ -122,7 +122,7 @@ function imageRoutes(kind: ImageKind): Route<SkinsService>[] {
       description: `Size in pixels ${sizeIn === 'path' ? 'in the path (or as ?size=)' : 'as ?size= (or in the path)'}. ${FORMAT_NOTE} ${WORK_NOTE} Answers HEAD too.`,
       ok: images('the image'), conditional: true, head: true,
       // overloaded: the render queue, or (an avatar too) the queue of WebP and AVIF encodes.
-      errors: ['bad_request', ...LOOKUP_ERRORS, ...(kind === 'avatar' ? [] : ['render_failed'] as const), 'overloaded'],
+      errors: ['bad_request', ...LOOKUP_ERRORS, ...(kind === 'avatar' ? [] : ['render_failed', 'render_unavailable'] as const), 'overloaded'],
     },
   });
   return [route('query'), route('path')];

@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../../shared/errors.ts';
 import { renderAvatar } from '../../renderer/avatar-2d.ts';
 import { defaultSkin } from '../../renderer/default-skins.ts';
-import type { RenderFarm } from '../../renderer/farm.ts';
+import type { Farm } from '../../renderer/farm.ts';
 import type { RenderJob } from '../../renderer/jobs.ts';
 import { normalizeCape, normalizeSkin, type NormalizedCape, type NormalizedSkin } from '../../renderer/skin-normalize.ts';
 import { renderDuration } from '../metrics.ts';
@@ -79,7 +79,7 @@ export interface ReplyExtras { admit?: () => Promise<void>; download?: string | 
 export class ImageRenderer {
   private readonly textures: TextureStore;
   private readonly renders: ReadThrough<Buffer>;
-  private readonly farm: () => RenderFarm | null;
+  private readonly farm: () => Farm | null;
   /** Decoded skins and capes by texture hash: a cold render of known textures skips the PNG decode. */
   // Bounded in bytes too: an HD skin decodes to up to 4 MiB (512 of them were 2 GiB).
   private readonly decodedSkins = new LruMap<Promise<NormalizedSkin>>(512, 32 * 1024 * 1024);
@@ -91,7 +91,7 @@ export class ImageRenderer {
     this.decodedCapes.clear();
   }
 
-  constructor(textures: TextureStore, cache: Cache, farm: () => RenderFarm | null, lock: RenderLock) {
+  constructor(textures: TextureStore, cache: Cache, farm: () => Farm | null, lock: RenderLock) {
     this.textures = textures;
     // One cold render per key across instances: the lock holder renders, the others find its PNG.
     this.renders = new ReadThrough(cache.namespace('render', undefined, 0), { exclusive: lock });
@@ -236,7 +236,7 @@ export class ImageRenderer {
     return this.farmOrOverloaded().render(renderJob(o, skin, slim, cape, client));
   }
 
-  private farmOrOverloaded(): RenderFarm {
+  private farmOrOverloaded(): Farm {
     const farm = this.farm();
     if (!farm) throw new ApiError('overloaded', { detail: '渲染池未启用 (RENDER_WORKERS=0)', retryAfter: 60 });
     return farm;

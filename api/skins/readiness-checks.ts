@@ -3,11 +3,11 @@
 // calls found it (degraded only: every instance shares it); and what the image library (sharp)
 // can encode, which /status shows.
 import sharp from 'sharp';
-import type { RenderFarm } from '../../renderer/farm.ts';
+import type { Farm } from '../../renderer/farm.ts';
 import type { ReadinessCheck } from '../readiness.ts';
 import type { SourceHealth } from './upstream/health.ts';
 
-export function farmCheck(farm: () => RenderFarm | null): ReadinessCheck {
+export function farmCheck(farm: () => Farm | null): ReadinessCheck {
   return {
     name: 'render_farm',
     critical: true,

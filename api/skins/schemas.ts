@@ -104,7 +104,7 @@ export const SKINS_SCHEMAS: Record<string, Schema> = {
     textures: ref('SourceHealth'),
     upstream_budgets: map(object({ remaining: int(), capacity: int(), per_second: num })),
     rate_limited: int('requests refused with 429 since start'),
-    render: { type: 'object', description: 'render farm state; `workers: 0` when it is off. `state` ok, degraded or down (cannot draw: /ready answers 503), `detail`, `last_drawn_at`, `failed_in_a_row`, `last_error`, and counters since start' },
+    render: { type: 'object', description: 'render farm state; `workers: 0` when it is off. `state` ok, degraded or down (cannot draw: /ready answers 503), `detail`, `last_drawn_at`, `failed_in_a_row`, `last_error`, and counters since start. With RENDER_QUEUE_URL (render nodes) also `broker_connected`, `queue` (`name`, `depth`, `consumers`, `checked_at`), `pending` and `oldest_pending_ms` (jobs this instance waits for), `ignored_answers`, and `nodes`: each node\'s `id`, `host`, `pid`, `started`, `prefetch`, `info`, `stats`, `state`, `consuming`, `jobs` (`done`, `failed`, `expired`, `requeued`), `queue_wait_ms`, `seen_ms_ago`' },
   }),
   Probe: map(object({ ok: bool(), ms: int(), error: nullable(str()) })),
   Sources: object({ sources: array(object({ id: SOURCE, label: str(), enabled: bool() })) }),

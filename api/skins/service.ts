@@ -16,7 +16,7 @@ import { AccountContext } from './account/routes.ts';
 import { PendingLogins } from './account/pending-login.ts';
 import { Sessions } from './account/session.ts';
 import { MemorySessionStore, RedisSessionStore } from './account/session-store.ts';
-import { RenderFarm } from '../../renderer/farm.ts';
+import type { Farm } from '../../renderer/farm.ts';
 import { gaugeFrom } from '../metrics.ts';
 import { hotImages } from './hot-images.ts';
 import { ImageRenderer } from './images.ts';
@@ -37,19 +37,44 @@ import { VERSION } from '../version.ts';
 
 /** `docs`: /openapi.json and /docs, which describe every service (the composition root has their tables). */
 export async function createSkinsService(deps: SharedDeps, docs: DocsSource): Promise<SkinsService> {
-  const { render } = deps.config;
-  const farm = render.workers > 0 ? await RenderFarm.create({ ...render }, deps.log.child({ component: 'renderer' }), deps.stopping) : null;
+  const farm = await createFarm(deps);
   if (farm) {
-    gaugeFrom('skinfarm_render_queue_depth', 'Render jobs waiting for a page', () => farm.stats().queued);
-    gaugeFrom('skinfarm_render_running', 'Render batches in progress', () => farm.stats().running);
-    gaugeFrom('skinfarm_render_pages_alive', 'Chromium pages able to render', () => farm.stats().pagesAlive);
+    gaugeFrom('skinfarm_render_queue_depth', 'Render jobs waiting for a page (with RENDER_QUEUE_URL: in the broker\'s queue)', () => farm.stats().queued);
+    gaugeFrom('skinfarm_render_running', 'Render batches in progress (with RENDER_QUEUE_URL: jobs this instance waits for)', () => farm.stats().running);
+    gaugeFrom('skinfarm_render_pages_alive', 'Chromium pages able to render (with RENDER_QUEUE_URL: on every render node)', () => farm.stats().pagesAlive);
     gaugeFrom('skinfarm_render_browser_restarts', 'Chromium restarts since start', () => farm.stats().browserRestarts);
     gaugeFrom('skinfarm_render_context_losses', 'Render pages replaced since start because their WebGL context or GPU process was lost', () => farm.stats().contextLosses);
     gaugeFrom('skinfarm_render_watchdog_restarts', 'Times every Chromium was restarted because render batches kept timing out', () => farm.stats().watchdogRestarts);
     gaugeFrom('skinfarm_render_up', 'Whether the render farm draws: 1 ok, 0.5 degraded, 0 down (cannot draw)', () => ({ ok: 1, degraded: 0.5, down: 0 })[farm.health().state]);
     gaugeFrom('skinfarm_render_self_check_failures', 'Fresh render pages that failed their known-answer render since start (their browser was replaced)', () => farm.stats().selfCheckFailures);
   }
+  const remote = farm?.remote?.bind(farm);
+  if (remote) {
+    // What an autoscaler reads: nodes, the queue's depth and how long jobs wait.
+    gaugeFrom('skinfarm_render_nodes', 'Render nodes that reported themselves in the last 6 s', () => remote().nodes.length);
+    gaugeFrom('skinfarm_render_nodes_gpu', 'Of them, nodes drawing on a GPU', () => remote().nodes.filter((n) => n.info.gpu).length);
+    gaugeFrom('skinfarm_render_queue_consumers', 'Consumers on the render queue (one per render node)', () => remote().queue.consumers);
+    gaugeFrom('skinfarm_render_broker_up', 'Whether this instance is connected to the render queue broker', () => Number(remote().connected));
+    gaugeFrom('skinfarm_render_pending', 'Render jobs this instance waits for', () => remote().pending);
+    gaugeFrom('skinfarm_render_oldest_pending_seconds', 'Age of the oldest render job this instance waits for', () => remote().oldestPendingMs / 1000);
+    gaugeFrom('skinfarm_render_queue_wait_seconds', 'Longest time a job waited in the queue before a node took it, as the nodes reported it last', () => Math.max(0, ...remote().nodes.map((n) => n.queueWaitMs)) / 1000);
+  }
   return new SkinsService(deps, farm, docs);
+}
+
+/**
+ * The farm this instance renders with: render nodes over the broker with RENDER_QUEUE_URL (no
+ * browser here), else pages in this process, or none with RENDER_WORKERS=0.
+ */
+async function createFarm({ config, log, stopping }: SharedDeps): Promise<Farm | null> {
+  const { queueUrl, ...render } = config.render;
+  if (queueUrl) {
+    const { RemoteFarm } = await import('../../renderer/queue/remote-farm.ts');
+    return RemoteFarm.create({ url: queueUrl, jobTimeoutMs: render.jobTimeoutMs, queueLimit: render.queueLimit }, log.child({ component: 'render-queue' }));
+  }
+  if (render.workers === 0) return null;
+  const { RenderFarm } = await import('../../renderer/farm.ts');
+  return RenderFarm.create(render, log.child({ component: 'renderer' }), stopping);
 }
 
 /** A flat object with its camelCase keys written in snake_case (JSON answers use one style). */
@@ -69,11 +94,11 @@ export class SkinsService implements Service {
   readonly budgets: UpstreamBudgets;
   readonly app: Koa<AppState>;
   readonly images: ImageRenderer;
-  readonly farm: RenderFarm | null;
+  readonly farm: Farm | null;
   private readonly startedAt = Date.now();
   private lastProbe: { at: number; result: ReturnType<SkinsService['probe']> } | null = null;
 
-  constructor(deps: SharedDeps, farm: RenderFarm | null, docs: DocsSource) {
+  constructor(deps: SharedDeps, farm: Farm | null, docs: DocsSource) {
     const { config, log, cache } = deps;
     this.farm = farm;
     this.config = config;
@@ -177,6 +202,20 @@ export class SkinsService implements Service {
     return result;
   }
 
+  /** With RENDER_QUEUE_URL: the broker, its queue and the render nodes, in the answers' snake_case. */
+  private remoteStatus() {
+    const remote = this.farm?.remote?.();
+    if (!remote) return {};
+    return {
+      broker_connected: remote.connected,
+      queue: snakeCaseKeys(remote.queue),
+      pending: remote.pending,
+      oldest_pending_ms: remote.oldestPendingMs,
+      ignored_answers: remote.ignoredAnswers,
+      nodes: remote.nodes.map(({ info, stats, jobs, ...node }) => ({ ...snakeCaseKeys(node), info: snakeCaseKeys({ ...info }), stats: snakeCaseKeys({ ...stats }), jobs })),
+    };
+  }
+
   /** Local state only: no upstream is asked. */
   async status() {
     const { official, external, bedrock } = this.lookup.sources;
@@ -194,7 +233,7 @@ export class SkinsService implements Service {
       upstream_budgets: this.budgets.snapshot(),
       rate_limited: this.limiter.limitedTotal,
       // The farm's own camelCase, in the API's snake_case.
-      render: this.farm ? snakeCaseKeys({ ...this.farm.stats(), ...this.farm.info(), ...this.farm.health() }) : { workers: 0 },
+      render: this.farm ? { ...snakeCaseKeys({ ...this.farm.stats(), ...this.farm.info(), ...this.farm.health() }), ...this.remoteStatus() } : { workers: 0 },
     };
   }
 }

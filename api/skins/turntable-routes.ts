@@ -45,7 +45,7 @@ function route(sizeIn: 'path' | 'query'): Route<SkinsService> {
     before: () => [extensionOf(sizeIn === 'path' ? 'size' : 'name', splitTurntableExtension)],
     doc: {
       summary: 'The 3D render turning a full turn: animated WebP, APNG or GIF', description: description(sizeIn),
-      ok: animation, conditional: true, head: true, errors: ['bad_request', ...LOOKUP_ERRORS, 'render_failed', 'overloaded'],
+      ok: animation, conditional: true, head: true, errors: ['bad_request', ...LOOKUP_ERRORS, 'render_failed', 'render_unavailable', 'overloaded'],
     },
   };
 }

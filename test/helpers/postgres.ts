@@ -66,10 +66,19 @@ export const fileOutcomes = (run: ImportRun) =>
 
 export interface TcpProxy { port: number; url: (databaseUrl: string) => string; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }
 
-/** A TCP proxy to the PostgreSQL server: cut() refuses and resets every connection, restore() listens again on the same port. */
+/**
+ * A TCP proxy to the PostgreSQL server: cut() resets every connection and each new one at once,
+ * restore() passes them through again. The proxy keeps its port while cut: a port given back
+ * could be taken by another process (any connection's local port) before restore() listens again.
+ */
 export async function tcpProxy(target = new URL(POSTGRES_URL)): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  let refusing = false;
   const server = net.createServer((client) => {
+    if (refusing) {
+      client.resetAndDestroy();
+      return;
+    }
     const upstream = net.connect(Number(target.port || 5432), target.hostname);
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -82,10 +91,8 @@ export async function tcpProxy(target = new URL(POSTGRES_URL)): Promise<TcpProxy
   await once(server, 'listening');
   const { port } = server.address() as net.AddressInfo;
   const cut = async () => {
-    const closed = server.listening ? once(server, 'close') : Promise.resolve();
-    server.close();
+    refusing = true;
     for (const s of sockets) s.resetAndDestroy();
-    await closed;
   };
   return {
     port,
@@ -97,9 +104,13 @@ export async function tcpProxy(target = new URL(POSTGRES_URL)): Promise<TcpProxy
     },
     cut,
     restore: async () => {
-      server.listen(port, '127.0.0.1');
-      await once(server, 'listening');
+      refusing = false;
     },
-    close: cut,
+    close: async () => {
+      await cut();
+      const closed = once(server, 'close');
+      server.close();
+      await closed;
+    },
   };
 }
