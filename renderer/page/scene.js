@@ -907,10 +907,11 @@ function drawTile(job, x, y) {
 const readback = {
   frameBytes: new Uint8Array(0),
   tile: /** @type {ImageData | null} */ (null),
-  /** @param {number} length */
+  /** @param {number} length the frame's bytes, in a buffer of the drawing buffer's size (see holdFrame) */
   frame(length) {
-    if (this.frameBytes.length !== length) this.frameBytes = new Uint8Array(length);
-    return this.frameBytes;
+    const size = canvas.width * canvas.height * 4;
+    if (this.frameBytes.length !== size) this.frameBytes = new Uint8Array(size);
+    return this.frameBytes.subarray(0, length);
   },
   /**
    * @param {number} width
@@ -927,79 +928,113 @@ const encoder = /** @type {CanvasRenderingContext2D} */ (document.createElement(
 const TILES_PER_ROW = 4;
 
 /**
- * Draws jobs of one output size side by side in one frame, reads the frame back once, and
- * encodes each tile. Many small readbacks cost far more than one large one on SwiftShader.
+ * Makes the drawing buffer hold a frame of width x height, drawn in its lower-left corner.
+ * Resizing reallocates it and waits for the GPU process (12% of a page's time when it followed
+ * every change of batch size), so it grows to hold what comes and shrinks only for a frame under
+ * a quarter of it: a page back to small batches (after a turntable) gives the memory back.
+ * @param {number} width
+ * @param {number} height
+ */
+function holdFrame(width, height) {
+  const fits = canvas.width >= width && canvas.height >= height;
+  if (fits && width * height * 4 >= canvas.width * canvas.height) return;
+  if (fits) renderer.setSize(width, height, false);
+  else renderer.setSize(Math.max(width, canvas.width), Math.max(height, canvas.height), false);
+}
+
+/** @typedef {{ left: number, top: number, width: number, height: number }} Tile A job's place in the frame, from its top left. */
+
+/**
+ * Places a batch's tiles in one frame: tallest first, in rows as wide as TILES_PER_ROW of the
+ * widest (tiles of one size: TILES_PER_ROW a row). `order` is the jobs' order in the frame, the
+ * tiles of one size together.
+ * @param {PageJob[]} jobs
+ * @returns {{ tiles: Tile[], order: number[], width: number, height: number }}
+ */
+function layOut(jobs) {
+  const sizes = jobs.map(outputSize);
+  const rowWidth = TILES_PER_ROW * Math.max(...sizes.map((s) => s.width));
+  /** @type {Tile[]} */
+  const tiles = new Array(jobs.length);
+  let left = 0, top = 0, rowHeight = 0, width = 0;
+  const order = sizes.map((_, i) => i).sort((a, b) => sizes[b].height - sizes[a].height || sizes[b].width - sizes[a].width || a - b);
+  for (const i of order) {
+    const size = sizes[i];
+    if (left + size.width > rowWidth) {
+      top += rowHeight;
+      left = 0;
+      rowHeight = 0;
+    }
+    tiles[i] = { left, top, ...size };
+    left += size.width;
+    rowHeight = Math.max(rowHeight, size.height);
+    width = Math.max(width, left);
+  }
+  return { tiles, order, width, height: top + rowHeight };
+}
+
+/**
+ * Draws a batch side by side in one frame, whatever its sizes, reads the frame back once (each
+ * readback waits for the GPU process; many small ones cost far more than one large one on
+ * SwiftShader), and encodes each tile. Answers a PNG data URL or {error} per job, in order.
+ * A texture's texels come packed (texels.js) in the call, and only when the page lacks it. (Sent instead as
+ * one binary body the page fetched, they cost the worker and the browser about 0.5 ms more a
+ * texture, and saved the page under 0.1 ms.)
  * @param {PageJob[]} jobs
  * @returns {PageAnswer[]}
  */
-function renderGroup(jobs) {
-  const { width, height } = outputSize(jobs[0]);
-  const cols = Math.min(TILES_PER_ROW, jobs.length);
-  const rows = Math.ceil(jobs.length / cols);
-  // Resizing reallocates the drawing buffer: only when the frame size changes.
-  if (canvas.width !== width * cols || canvas.height !== height * rows) renderer.setSize(width * cols, height * rows, false);
+function renderBatch(jobs) {
+  checkContext();
+  takeIn(jobs);
+  const { tiles, order, width: frameWidth, height: frameHeight } = layOut(jobs);
+  holdFrame(frameWidth, frameHeight);
   renderer.setScissorTest(true);
-  const answers = jobs.map((job, i) => {
+  /** @type {Array<PageAnswer | null>} */
+  const failed = jobs.map((job, i) => {
+    const { left, top, height } = tiles[i];
     try {
-      drawTile(job, (i % cols) * width, (rows - 1 - Math.floor(i / cols)) * height);
+      drawTile(job, left, frameHeight - top - height);
       return null;
     } catch (error) {
       return { error: String((error instanceof Error && error.message) || error) };
     }
   });
   const gl = renderer.getContext();
-  const frame = readback.frame(canvas.width * canvas.height * 4);
-  gl.readPixels(0, 0, canvas.width, canvas.height, gl.RGBA, gl.UNSIGNED_BYTE, frame);
+  const frame = readback.frame(frameWidth * frameHeight * 4);
+  gl.readPixels(0, 0, frameWidth, frameHeight, gl.RGBA, gl.UNSIGNED_BYTE, frame);
+  /** @type {PageAnswer[]} */
+  const answers = new Array(jobs.length);
+  // In the frame's order: the encoder's canvas is resized once per size.
+  for (const i of order) answers[i] = failed[i] ?? encodeTile(frame, frameWidth, frameHeight, tiles[i], jobs[i].bg);
+  // A loss known by now spoilt the frame: nothing of this batch is an answer. (The page may learn
+  // of a loss only after answering; the worker checks the GPU process then.)
+  checkContext();
+  return answers;
+}
+
+/**
+ * A tile of the read-back frame as a PNG data URL: smoothed, over `bg` when given.
+ * @param {Uint8Array} frame
+ * @param {number} frameWidth
+ * @param {number} frameHeight
+ * @param {Tile} tile
+ * @param {string | null} bg
+ */
+function encodeTile(frame, frameWidth, frameHeight, { left, top, width, height }, bg) {
   // Setting a canvas's size clears and reallocates it even when the size is unchanged.
   if (encoder.canvas.width !== width || encoder.canvas.height !== height) {
     encoder.canvas.width = width;
     encoder.canvas.height = height;
   }
   const image = readback.image(width, height);
-  return answers.map((answer, i) => {
-    if (answer) return answer;
-    const left = (i % cols) * width;
-    const top = Math.floor(i / cols) * height;
-    // readPixels rows run bottom-up; the tile's first output row is the frame's row from the top.
-    for (let row = 0; row < height; row += 1) {
-      const from = ((canvas.height - 1 - (top + row)) * canvas.width + left) * 4;
-      image.data.set(frame.subarray(from, from + width * 4), row * width * 4);
-    }
-    const bg = jobs[i].bg;
-    finishTile(image.data, width, height, bg ? [0, 2, 4].map((at) => parseInt(bg.slice(at, at + 2), 16)) : null);
-    encoder.putImageData(image, 0, 0);
-    return encoder.canvas.toDataURL('image/png');
-  });
-}
-
-/**
- * Renders jobs (grouped by output size); each answer is a PNG data URL or {error}, in order.
- * A texture's texels come packed (texels.js) in the call, and only when the page lacks it. (Sent instead as
- * one binary body the page fetched, they cost the worker and the browser about 0.5 ms more a
- * texture, and saved the page under 0.1 ms.)
- * @param {PageJob[]} jobs
- */
-function renderBatch(jobs) {
-  checkContext();
-  takeIn(jobs);
-  /** @type {PageAnswer[]} */
-  const answers = new Array(jobs.length);
-  /** @type {Map<string, number[]>} */
-  const groups = new Map();
-  jobs.forEach((job, i) => {
-    const { width, height } = outputSize(job);
-    const key = `${width}x${height}`;
-    if (!groups.has(key)) groups.set(key, []);
-    /** @type {number[]} */ (groups.get(key)).push(i);
-  });
-  for (const indices of groups.values()) {
-    const results = renderGroup(indices.map((i) => jobs[i]));
-    indices.forEach((i, n) => { answers[i] = results[n]; });
+  // readPixels rows run bottom-up; the tile's first output row is the frame's row from the top.
+  for (let row = 0; row < height; row += 1) {
+    const from = ((frameHeight - 1 - (top + row)) * frameWidth + left) * 4;
+    image.data.set(frame.subarray(from, from + width * 4), row * width * 4);
   }
-  // A loss known by now spoilt the frame: nothing of this batch is an answer. (The page may learn
-  // of a loss only after answering; the worker checks the GPU process then.)
-  checkContext();
-  return answers;
+  finishTile(image.data, width, height, bg ? [0, 2, 4].map((at) => parseInt(bg.slice(at, at + 2), 16)) : null);
+  encoder.putImageData(image, 0, 0);
+  return encoder.canvas.toDataURL('image/png');
 }
 
 /**
