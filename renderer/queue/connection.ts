@@ -2,9 +2,10 @@
 // every loss, with a growing pause between tries (250 ms doubling to 10 s, with jitter, so many
 // instances do not knock at once). `open` sets up the channels of each new connection; `lost`
 // hears of a loss, so what waited on the old connection is told at once.
-import { connect, type ChannelModel } from 'amqplib';
+import { connect, type Channel, type ChannelModel } from 'amqplib';
 import type { Logger } from '../../shared/log.ts';
 import { StateLog } from '../../shared/log-state.ts';
+import { RENDER_QUEUE, STATUS_EXCHANGE } from './wire.ts';
 
 /**
  * Heartbeats every 5 s: a node that hangs (SIGSTOP, a wedged event loop) misses two and the broker
@@ -65,7 +66,9 @@ export class BrokerLink {
     this.timer = null;
     let connection: ChannelModel | null = null;
     try {
-      connection = await connect(withHeartbeat(this.o.url), { timeout: CONNECT_TIMEOUT_MS, clientProperties: { connection_name: this.o.name } });
+      // noDelay: amqplib leaves Nagle's algorithm on, which held each job and answer back ~40 ms
+      // waiting for the peer's delayed ACK (docs/benchmarks.md, "Render nodes over RabbitMQ").
+      connection = await connect(withHeartbeat(this.o.url), { timeout: CONNECT_TIMEOUT_MS, noDelay: true, clientProperties: { connection_name: this.o.name } });
       const opened = connection;
       // 'close' follows every 'error'; the listener keeps an error from being thrown.
       opened.on('error', () => {});
@@ -110,4 +113,21 @@ export class BrokerLink {
     this.connection = null;
     await connection?.close().catch(() => {});
   }
+}
+
+/**
+ * A channel on `connection` with the render queue and the node reports' exchange declared. A
+ * channel the broker closed (a protocol error) takes its connection along, so the link makes both
+ * again; `current` tells whether the channel is still the one in use (a replaced one's close is
+ * nobody's business).
+ */
+export async function renderChannel(connection: ChannelModel, current: (channel: Channel) => boolean): Promise<Channel> {
+  const channel = await connection.createChannel();
+  channel.on('error', () => {});
+  channel.once('close', () => {
+    if (current(channel)) void connection.close().catch(() => {});
+  });
+  await channel.assertQueue(RENDER_QUEUE, { durable: true });
+  await channel.assertExchange(STATUS_EXCHANGE, 'fanout', { durable: false });
+  return channel;
 }

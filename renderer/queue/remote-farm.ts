@@ -15,7 +15,7 @@ import type { Logger } from '../../shared/log.ts';
 import { RenderError } from '../errors.ts';
 import type { Farm, FarmHealth, FarmInfo, FarmStats } from '../farm.ts';
 import type { RenderJob } from '../jobs.ts';
-import { BrokerLink, shownBrokerUrl } from './connection.ts';
+import { BrokerLink, renderChannel, shownBrokerUrl } from './connection.ts';
 import { NodeRoster, type NodeReport, type RemoteState } from './reports.ts';
 import { decodeAnswer, encodeJob, RENDER_QUEUE, REPORT_EVERY_MS, STATUS_EXCHANGE } from './wire.ts';
 
@@ -75,14 +75,7 @@ export class RemoteFarm implements Farm {
   }
 
   private async open(connection: ChannelModel): Promise<void> {
-    const channel = await connection.createChannel();
-    channel.on('error', () => {});
-    // A channel the broker closed (a protocol error) takes its connection along, which is then made again.
-    channel.once('close', () => {
-      if (this.channel === channel) void connection.close().catch(() => {});
-    });
-    await channel.assertQueue(RENDER_QUEUE, { durable: true });
-    await channel.assertExchange(STATUS_EXCHANGE, 'fanout', { durable: false });
+    const channel = await renderChannel(connection, (c) => this.channel === c);
     const reports = await channel.assertQueue('', { exclusive: true, autoDelete: true });
     await channel.bindQueue(reports.queue, STATUS_EXCHANGE, '');
     await channel.consume(reports.queue, (message) => message && this.noteReport(message), { noAck: true });

@@ -13,7 +13,7 @@ import type { Logger } from '../../shared/log.ts';
 import { StateLog } from '../../shared/log-state.ts';
 import { RenderError } from '../errors.ts';
 import type { RenderFarm } from '../farm.ts';
-import { BrokerLink } from './connection.ts';
+import { BrokerLink, renderChannel } from './connection.ts';
 import type { NodeReport } from './reports.ts';
 import { decodeJob, encodeAnswer, RENDER_QUEUE, REPORT_EVERY_MS, STATUS_EXCHANGE, type Answer } from './wire.ts';
 
@@ -73,13 +73,7 @@ export class RenderNode {
   }
 
   private async open(connection: ChannelModel): Promise<void> {
-    const channel = await connection.createChannel();
-    channel.on('error', () => {});
-    channel.once('close', () => {
-      if (this.channel === channel) void connection.close().catch(() => {});
-    });
-    await channel.assertQueue(RENDER_QUEUE, { durable: true });
-    await channel.assertExchange(STATUS_EXCHANGE, 'fanout', { durable: false });
+    const channel = await renderChannel(connection, (c) => this.channel === c);
     await channel.prefetch(this.prefetch);
     this.channel = channel;
     this.consumer = null;
