@@ -81,16 +81,16 @@ function keyHeaders(record: KeyRecord, rate: RateLimitOutcome): Record<string, s
  * last uses) has counted in the minute, as any attempt does. The answer carries the key's figures
  * in headers. Uses the record keyAccepted read when the route has it, else reads it.
  */
-export async function useKey(keys: { store: KeyStore; limiter: RateLimiter; config: Config }, ctx: Context, key: string, count = 1): Promise<KeyUse> {
-  const known: KeyRecord = ctx.state.searchKey === key && ctx.state.searchKeyRecord ? ctx.state.searchKeyRecord : await checkKey(keys.store, keys.limiter, ctx, key);
+export async function useKey(service: { keys: KeyStore; limiter: RateLimiter; config: Config }, ctx: Context, key: string, count = 1): Promise<KeyUse> {
+  const known: KeyRecord = ctx.state.searchKey === key && ctx.state.searchKeyRecord ? ctx.state.searchKeyRecord : await checkKey(service.keys, service.limiter, ctx, key);
   if ((usesLeft(known) ?? Infinity) < count) throw exhausted(known, count);
-  const rate = await keys.limiter.check(keyRate(planFigures(keys.config, known)), known.id, Date.now(), count);
+  const rate = await service.limiter.check(keyRate(planFigures(service.config, known)), known.id, Date.now(), count);
   if (rate.limited) {
     throw limitedUntil(rate.resetAt, { zh: `此密钥每分钟最多 ${rate.limit} 次搜索`, en: `this key may make ${rate.limit} searches a minute` }, keyRateHeaders(rate));
   }
-  const record = await accepted(await keys.store.consume(key, count), keys.limiter, ctx, count);
+  const record = await accepted(await service.keys.consume(key, count), service.limiter, ctx, count);
   ctx.set(keyHeaders(record, rate));
-  return { record, figures: planFigures(keys.config, record) };
+  return { record, figures: planFigures(service.config, record) };
 }
 
 /**

@@ -41,8 +41,6 @@ function front(ctx: Context, service: SearchService): void {
   });
 }
 
-const keyParts = (service: SearchService) => ({ store: service.keys, limiter: service.limiter, config: service.config });
-
 /** The figures of the key keyAccepted read: a request is checked against them before the key is counted. */
 const figuresOf = (ctx: Context, service: SearchService) => planFigures(service.config, ctx.state.searchKeyRecord as KeyRecord);
 
@@ -67,7 +65,7 @@ async function search(ctx: Context, service: SearchService, params: Params): Pro
   // Refused before the key is counted: a search that never ran costs no quota.
   const release = service.running.enter(key);
   try {
-    const { record } = await useKey(keyParts(service), ctx, key);
+    const { record } = await useKey(service, ctx, key);
     ctx.body = await service.search(parsed, record.id, assumedRegion(fields.query as string, parsed, region), { page });
   } finally {
     release();
@@ -83,7 +81,7 @@ async function exportRows(ctx: Context, service: SearchService, query: TypedValu
   const key = ctx.state.searchKey as string;
   const release = service.running.enter(key);
   try {
-    const { record, figures } = await useKey(keyParts(service), ctx, key);
+    const { record, figures } = await useKey(service, ctx, key);
     const started = performance.now();
     await sendExport(ctx, {
       source: service.local, query, format, cap: figures.export_rows, pageTimeoutMs: service.config.search.sourceTimeoutMs,
@@ -101,7 +99,7 @@ async function bulk(ctx: Context, service: SearchService): Promise<void> {
   const key = ctx.state.searchKey as string;
   const { places, release } = service.running.enterUpTo(key, BULK_CONCURRENCY);
   try {
-    const { record } = await useKey(keyParts(service), ctx, key, request.queries.length);
+    const { record } = await useKey(service, ctx, key, request.queries.length);
     ctx.body = await runBulk(service, request, record.id, places);
   } finally {
     release();

@@ -39,6 +39,7 @@ import { parseArgs, promisify } from 'node:util';
 import { GPU_MODES } from '../../renderer/gpu.ts';
 import { startFakeUpstream } from '../fake-upstream/server.ts';
 import { freePort, launch, type RunningService } from '../launch.ts';
+import { BENCH_SKINS_ENV } from './service.ts';
 import { cpuOfTree, processTree, sampleTree, type ProcessCpu } from './process-memory.ts';
 import { ensureWrk, runLoad, type LoadResult } from './wrk.ts';
 
@@ -181,9 +182,7 @@ async function startService(queue: string | null): Promise<{ url: string; pid: n
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const service = await launch({
-    SERVICES: 'skins', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TRUST_PROXY: 'true',
-    SESSION_SECRET: 'benchmark-session-secret-0123',
-    OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
+    ...BENCH_SKINS_ENV,
     // Every player's textures and its render stay cached: the walk measures renders alone.
     CACHE_MAX_ENTRIES: String(nextPlayer * 8), CACHE_MAX_BYTES: String(4 * 1024 ** 3),
     RENDER_WORKERS: String(workers), RENDER_GPU: gpu, IDLE_TRIM_SECONDS: '0',

@@ -21,6 +21,16 @@ export function assertLoopback(url: string): void {
 }
 
 /**
+ * A benchmark's skins service: loopback, quiet, each request its own client (X-Forwarded-For),
+ * and no outgoing upstream budgets (the fake upstream is the bench's own: what is measured is us).
+ */
+export const BENCH_SKINS_ENV: Record<string, string> = {
+  SERVICES: 'skins', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TRUST_PROXY: 'true',
+  SESSION_SECRET: 'benchmark-session-secret-0123',
+  OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
+};
+
+/**
  * Starts the fake upstream and the skins service. Variables in this process's environment win
  * over the defaults here (RENDER_WORKERS=1 npm run loadtest … tries one worker); `nodeArgs` go
  * to the service's node (`--cpu-prof` and its directory, say).
@@ -32,9 +42,7 @@ export async function startBenchService(o: { nodeArgs?: string[]; env?: Record<s
   // At LOG_LEVEL=warn there is no 'ready' line: /health says when. The service's warnings reach
   // the console, but not the 503s of that polling while it starts; nothing is kept here.
   const service = await launch({
-    SERVICES: 'skins', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TRUST_PROXY: 'true',
-    SESSION_SECRET: 'benchmark-session-secret-0123',
-    OFFICIAL_NAMES_BUDGET: 'off', OFFICIAL_PROFILES_BUDGET: 'off', EXTERNAL_NAMES_BUDGET: 'off', EXTERNAL_PROFILES_BUDGET: 'off',
+    ...BENCH_SKINS_ENV,
     ...o.env,
     ...process.env,
     ...fake.env,
