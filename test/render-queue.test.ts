@@ -6,7 +6,9 @@
 // answer 503 `render_unavailable` at once while /ready says degraded and cached images are served.
 // Real broker, node, Chromium, service and fake upstream; the tests share them, in order.
 import test from 'ava';
+import { connect } from 'amqplib';
 import { createVhost, startRenderNode, type TestVhost } from './helpers/rabbitmq.ts';
+import { RENDER_QUEUE } from '../renderer/queue/wire.ts';
 import { until } from './helpers/poll.ts';
 import { startSkins, type SkinsHarness } from './helpers/skins.ts';
 import type { RunningService } from '../scripts/launch.ts';
@@ -80,6 +82,31 @@ test.serial('/v1/status and /metrics list the node and the queue; /ready is ok',
   const ready = await queued.get('/ready');
   t.is(ready.status, 200);
   t.like(ready.json.checks.find((c: { name: string }) => c.name === 'render_farm'), { status: 'ok' });
+});
+
+test.serial('messages on the queue that are no render job are dropped by the node, which goes on drawing', async (t) => {
+  const header = (json: string) => Buffer.concat([Buffer.from([0, 0, 0, Buffer.byteLength(json)]), Buffer.from(json)]);
+  const hostile = [
+    Buffer.from('not a job at all'),
+    Buffer.alloc(0),
+    Buffer.from([0xff, 0xff, 0xff, 0xff, 0x7b]),
+    header('{"id":"x"}'),
+    header('{"id":"y","sentAt":0,"deadline":9e15,"job":{"kind":"render"},"skin":{"bytes":1048576,"width":64,"key":"k"}}'),
+  ];
+  const since = Date.now();
+  const connection = await connect(vhost.url);
+  try {
+    const channel = await connection.createChannel();
+    for (const body of hostile) channel.sendToQueue(RENDER_QUEUE, body, { correlationId: 'hostile', replyTo: 'amq.rabbitmq.reply-to.nobody' });
+    await channel.close();
+  } finally {
+    await connection.close();
+  }
+  const dropped = async () => node.logs.filter((e) => e.msg === 'a render job could not be read; dropped' && Date.parse(String(e.time)) >= since).length;
+  await until('the node dropped them', dropped, (n) => n >= hostile.length, 60_000);
+  t.is(await dropped(), hostile.length);
+  await until('the queue empty', () => vhost.queue(), (q) => q.messageCount === 0);
+  await sameAsInProcess(t, 2);
 });
 
 test.serial('after the node\'s idle trim (its defaults) every kind of image still comes, the same', async (t) => {
