@@ -175,7 +175,7 @@ async function stop(child: ChildProcess, group = false): Promise<number | null> 
   return code as number | null;
 }
 
-export interface RedisServer { url: string; port: number; stop(): Promise<void> }
+export interface RedisServer { url: string; port: number; pid: number; stop(): Promise<void> }
 
 /** Why no redis-server can start here (the binary is missing), or null. */
 export function redisServerMissing(): string | null {
@@ -203,6 +203,7 @@ async function startRedisOn(port: number, args: readonly string[] = []): Promise
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');

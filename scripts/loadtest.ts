@@ -17,6 +17,12 @@
 // --cpu-prof writes V8 CPU profiles of the service (its main thread and each render thread) into
 // <dir> when it stops: open them in Chrome DevTools, or `node scripts/bench/profile-summary.ts <dir>`.
 //
+// --crafatar <dir> runs Crafatar (a copy built outside this repository: scripts/bench/crafatar.ts)
+// beside the service on the same fake upstream, in the same interleaved runs (service, Crafatar,
+// bare), on the scenarios it has a counterpart for: the same players in the same order, each
+// image its nearest kind (a render is its body render at scale 6, 120 x 270 px; an avatar its
+// avatar at the same size); renders/s and CPU per answered request of every process of each.
+//
 // Scenarios: hot-avatar, hot-render, warm-render, cold-render, cold-avatar, cold-body, embed, api (default hot-avatar).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,7 +31,9 @@ import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { captureReply, startBareServer } from './bench/bare-server.ts';
 import { coresBetween, cpuOfTree, reapedChildrenCpuSeconds } from './bench/process-memory.ts';
+import { crafatarUuid, startCrafatar, type Crafatar } from './bench/crafatar.ts';
 import { assertLoopback, startBenchService } from './bench/service.ts';
+import { newAngle, warmRenderEnv, warmRenderPath, warmTextures } from './bench/warm-render.ts';
 import { ensureWrk, runLoad, type ClassLatency, type LoadResult } from './bench/wrk.ts';
 
 const { values, positionals } = parseArgs({
@@ -45,6 +53,8 @@ const { values, positionals } = parseArgs({
     rate: { type: 'string' },
     // warm-render's players per second of a run: each is drawn once, so a faster host needs more.
     'warm-per-second': { type: 'string', default: '1500' },
+    crafatar: { type: 'string' },
+    'crafatar-node': { type: 'string', default: process.env.CRAFATAR_NODE ?? '/usr/bin/node' },
   },
 });
 
@@ -83,10 +93,10 @@ interface Scenario {
   /** Players the fake upstream must have built (--players unless given). */
   players?: number;
   prepare?(base: string): Promise<void>;
+  /** Crafatar's nearest request for request k, and what it needs fetched first (--crafatar). */
+  crafatar?: { path(k: number): string; prepare?(base: string): Promise<void> };
 }
 
-/** A yaw new for 36,000 requests, then a new pitch with it, so no angle repeats within 6.5 million. */
-const newAngle = (k: number) => `yaw=${((k % 36_000) / 100 - 180).toFixed(2)}&pitch=${(Math.floor(k / 36_000) % 181) - 90}`;
 const EMBED_KINDS = ['avatar', 'render', 'head', 'body'];
 const embedCached = (n: number) => `/v1/${EMBED_KINDS[n % 4]}/gen_${Math.floor(n / 4) % cached}/64`;
 
@@ -94,47 +104,63 @@ const embedCached = (n: number) => `/v1/${EMBED_KINDS[n % 4]}/gen_${Math.floor(n
 const WARM_PER_SECOND = int('warm-per-second', 100, 100_000);
 const warmPlayers = Math.max(15_000, runs * seconds * WARM_PER_SECOND);
 
-/** Fetches each player's skin and cape through the service, so its textures are cached and only the render remains. */
-async function warmTextures(base: string, count: number): Promise<void> {
+/** Fetches the walk's players' skins and capes through the service before measuring. */
+async function warmPlayersTextures(base: string, count: number): Promise<void> {
+  const started = performance.now();
+  await warmTextures(base, Array.from({ length: count }, (_, n) => n));
+  say(`warm-render: ${count} players' skins and capes fetched in ${((performance.now() - started) / 1000).toFixed(1)} s, before measuring`);
+}
+
+/** Crafatar's body render of gen_k, scale 6 (120 x 270 px) with the outer layer: its nearest to our 180 px render. */
+const crafatarBody = (k: number) => `/renders/body/${crafatarUuid(k)}?scale=6&overlay`;
+
+/** Crafatar's warming: its skin of each player fetched (and kept on its disk) first. */
+async function warmCrafatarSkins(base: string, count: number): Promise<void> {
   const started = performance.now();
   let next = 0;
   await Promise.all(Array.from({ length: 16 }, async () => {
     while (next < count) {
-      const n = next++;
-      for (const kind of ['skin', 'cape']) {
-        const res = await fetch(`${base}/v1/${kind}/gen_${n}`, { headers: { 'x-forwarded-for': `198.19.${(n >> 8) & 255}.${n & 255}` } });
-        await res.arrayBuffer();
-        if (res.status !== 200 && !(kind === 'cape' && res.status === 404)) throw new Error(`warming gen_${n}: /v1/${kind} answered ${res.status}`);
-      }
+      const res = await fetch(`${base}/skins/${crafatarUuid(next++)}`);
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`crafatar: /skins of a player answered ${res.status}`);
     }
   }));
-  say(`warm-render: ${count} players' skins and capes fetched in ${((performance.now() - started) / 1000).toFixed(1)} s, before measuring`);
+  say(`crafatar: ${count} players' skins fetched in ${((performance.now() - started) / 1000).toFixed(1)} s, before measuring`);
 }
 
 const SCENARIOS: Record<string, Scenario> = {
-  'hot-avatar': { description: 'one cached 128 px avatar', hot: true, path: () => '/v1/avatar/gen_1/128', sample: '/v1/avatar/gen_1/128' },
-  'hot-render': { description: 'one cached 3D render, 180 px', hot: true, path: () => '/v1/render/gen_1/180', sample: '/v1/render/gen_1/180' },
+  'hot-avatar': {
+    description: 'one cached 128 px avatar', hot: true, path: () => '/v1/avatar/gen_1/128', sample: '/v1/avatar/gen_1/128',
+    crafatar: { path: () => `/avatars/${crafatarUuid(1)}?size=128&overlay` },
+  },
+  'hot-render': {
+    description: 'one cached 3D render, 180 px', hot: true, path: () => '/v1/render/gen_1/180', sample: '/v1/render/gen_1/180',
+    crafatar: { path: () => crafatarBody(1) },
+  },
   'cold-avatar': {
     description: 'a new (player, size 9-512) each request',
     hot: false,
     // Each pass over the players moves every player to its next size: 504 passes before a repeat.
     path: (k) => `/v1/avatar/${player(k)}/${9 + ((Math.floor(k / players) + (k % players) * 131) % 504)}`,
     sample: `/v1/avatar/${SAMPLE}/128`,
+    crafatar: { path: (k) => `/avatars/${crafatarUuid(k % players)}?size=${9 + ((Math.floor(k / players) + (k % players) * 131) % 504)}&overlay` },
   },
   'warm-render': {
     description: `/v1/render/<p>/180, a new angle each, each of ${warmPlayers} players once, their skins and capes fetched first: the render pipeline alone`,
     hot: false,
     pathsPerSecond: WARM_PER_SECOND,
     players: warmPlayers,
-    path: (k) => `/v1/render/gen_${k}/180?${newAngle(k)}`,
+    path: warmRenderPath,
     sample: `/v1/render/${SAMPLE}/180?yaw=12.34`,
-    prepare: (base) => warmTextures(base, warmPlayers),
+    prepare: (base) => warmPlayersTextures(base, warmPlayers),
+    crafatar: { path: crafatarBody, prepare: (base) => warmCrafatarSkins(base, warmPlayers) },
   },
   'cold-render': {
     description: '/v1/render/<p>/180, a new angle each, over distinct players',
     hot: false,
     path: (k) => `/v1/render/${player(k)}/180?${newAngle(k)}`,
     sample: `/v1/render/${SAMPLE}/180?yaw=12.34`,
+    crafatar: { path: (k) => crafatarBody(k % players) },
   },
   'cold-body': {
     description: '/v1/body/<p>/128 over distinct players (past --players, a new background keeps it cold)',
@@ -257,14 +283,19 @@ function machine() {
 const facts = machine();
 if (values.url) assertLoopback(values.url);
 const cpuProf = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null;
-// warm-render's players, their textures and renders must all stay cached for its walk to measure renders alone.
-const env: Record<string, string> = chosen.includes('warm-render') ? { CACHE_MAX_ENTRIES: String(warmPlayers * 8), CACHE_MAX_BYTES: String(4 * 1024 ** 3) } : {};
+const env: Record<string, string> = chosen.includes('warm-render') ? warmRenderEnv(warmPlayers) : {};
 const service = values.url ? null : await startBenchService({ nodeArgs: cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : [], env });
+if (values.crafatar && !service) throw new Error('--crafatar needs the fake upstream this script starts: leave out --url');
+const crafatar: Crafatar | null = values.crafatar ? await startCrafatar({ dir: path.resolve(values.crafatar), node: values['crafatar-node']!, fakeBase: service!.fakeBase }) : null;
 const base = values.url ?? service!.url;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-loadtest-'));
 const load = { seconds, connections, threads, timeoutSeconds: timeout, rate };
 const results: Array<{
-  scenario: string; marker: string | null; description: string; runs: Array<{ service: LoadResult; bare: LoadResult }>; service: Summary; bare: Summary; ratio: number;
+  scenario: string; marker: string | null; description: string; runs: Array<{ service: LoadResult; bare: LoadResult; crafatar?: LoadResult }>; service: Summary; bare: Summary; ratio: number;
+  /** CPU ms per answered request, every process of the service (the fake and wrk left out); medians (null with --url). */
+  cpuMs: number | null;
+  /** The same scenario on Crafatar (--crafatar), with its CPU ms per answered request (its node and its Redis). */
+  crafatar: { summary: Summary; cpuMs: number } | null;
   /** Cores each process group used during the service's runs, medians (null with --url). */
   cores: Cores | null;
   wrapped: boolean;
@@ -285,14 +316,24 @@ try {
         writeFileSync(file, `${Array.from({ length: count }, (_, i) => scenario.path(run * count + i)).join('\n')}\n`);
         return file;
       };
+      const beside = crafatar && scenario.crafatar ? { url: crafatar.url, ...scenario.crafatar } : null;
+      const besideFile = (run: number) => {
+        const file = path.join(dir, `${name}-crafatar-${run}.txt`);
+        writeFileSync(file, `${Array.from({ length: count }, (_, i) => beside!.path(run * count + i)).join('\n')}\n`);
+        return file;
+      };
+      await beside?.prepare?.(beside.url);
       if (scenario.hot && warmup > 0) {
         say(`${name}: warming up ${warmup} s each`);
         const file = pathsFile(0);
         await runLoad({ ...load, seconds: warmup, url: base, pathsFile: file });
         await runLoad({ ...load, seconds: warmup, url: bare.url, pathsFile: file });
+        if (beside) await runLoad({ ...load, seconds: warmup, url: beside.url, pathsFile: besideFile(0) });
       }
-      const measured: Array<{ service: LoadResult; bare: LoadResult }> = [];
+      const measured: Array<{ service: LoadResult; bare: LoadResult; crafatar?: LoadResult }> = [];
       const cores: Cores[] = [];
+      const cpuMs: number[] = [];
+      const besideCpuMs: number[] = [];
       let wrapped = false;
       for (let run = 0; run < runs; run++) {
         const file = pathsFile(run);
@@ -300,13 +341,25 @@ try {
         const serviceRun = () => runLoad({ ...load, url: base, pathsFile: file, marker: scenario.marker });
         const measuredRun = service ? await withCores(service.pid, seconds, serviceRun) : { result: await serviceRun(), cores: null };
         const a = measuredRun.result;
-        if (measuredRun.cores) cores.push(measuredRun.cores);
+        if (measuredRun.cores) {
+          const c = measuredRun.cores;
+          cores.push(c);
+          cpuMs.push(((c.api + c.gpu + c.renderer + c.browser) * seconds * 1000) / Math.max(1, a.requests - a.non2xx));
+        }
+        let other: LoadResult | undefined;
+        if (beside) {
+          const before = crafatar!.pids.map((pid) => cpuOfTree(pid));
+          other = await runLoad({ ...load, url: beside.url, pathsFile: besideFile(run) });
+          const used = crafatar!.pids.reduce((sum, pid, i) => sum + cpuOfTree(pid).reduce((t, p) => t + p.seconds - (before[i].find((q) => q.pid === p.pid)?.seconds ?? 0), 0), 0);
+          besideCpuMs.push((used * 1000) / Math.max(1, other.requests - other.non2xx));
+          say(`${name} run ${run + 1}/${runs}: crafatar ${other.rps} req/s p50 ${other.p50} p99 ${other.p99} ms, errors ${other.errors}, non-2xx ${other.non2xx}, CPU ${besideCpuMs.at(-1)!.toFixed(2)} ms a 2xx answer`);
+        }
         const b = await runLoad({ ...load, url: bare.url, pathsFile: file });
         if (!scenario.hot && a.requests > count) wrapped = true;
         say(`${name} run ${run + 1}/${runs}: service ${a.rps} req/s p50 ${a.p50} p99 ${a.p99} ms, errors ${a.errors}, non-2xx ${a.non2xx}; bare ${b.rps} req/s p50 ${b.p50} p99 ${b.p99} ms; `
           + (cores.length ? `cores ${CORE_KEYS.map((k) => `${k} ${cores.at(-1)![k]}`).join(', ')}` : '')
           + (scenario.marker ? `; ${classes(a, scenario.marker)}` : ''));
-        measured.push({ service: a, bare: b });
+        measured.push({ service: a, bare: b, ...(other ? { crafatar: other } : {}) });
       }
       if (wrapped) say(`${name}: a run sent more than ${count} requests, so its paths came round again: its cold requests were not all cold (raise its pathsPerSecond)`);
       // embed's cold renders walk the players past --cached: beyond them, players come round again
@@ -318,6 +371,8 @@ try {
       results.push({
         scenario: name, marker: scenario.marker ?? null, description: scenario.description, runs: measured, service: s, bare: b,
         ratio: Math.round((s.rps / b.rps) * 100) / 100, wrapped,
+        cpuMs: cpuMs.length ? median(cpuMs) : null,
+        crafatar: besideCpuMs.length ? { summary: summarise(measured.map((m) => m.crafatar!)), cpuMs: median(besideCpuMs) } : null,
         cores: cores.length ? (Object.fromEntries(CORE_KEYS.map((k) => [k, median(cores.map((c) => c[k]))])) as Cores) : null,
       });
     } finally {
@@ -325,12 +380,13 @@ try {
     }
   }
 } finally {
+  await crafatar?.stop();
   await service?.stop();
   rmSync(dir, { recursive: true, force: true });
 }
 
 if (values.json) {
-  console.log(JSON.stringify({ machine: facts, options: { seconds, runs, connections, threads, players, cached, rate: rate ?? null, url: values.url ?? null }, results }, null, 2));
+  console.log(JSON.stringify({ machine: facts, options: { seconds, runs, connections, threads, players, cached, rate: rate ?? null, url: values.url ?? null, crafatar: values.crafatar ?? null }, results }, null, 2));
 } else {
   console.log(`${facts.date.slice(0, 16).replace('T', ' ')}: ${facts.cores} cores (${facts.cpu}), load ${facts.loadAtStart} at start, Node ${facts.node}, ${facts.wrk}; `
     + `${connections} connections, ${threads} threads, ${rate ? `paced at ${rate} req/s (latency from each request's due time)` : 'closed loop'}, `
@@ -341,7 +397,17 @@ if (values.json) {
   for (const r of results) {
     const cores = r.cores ? CORE_KEYS.map((k) => r.cores![k]).join(' / ') : '-';
     console.log(`| ${r.scenario} | skinfarm | ${r.service.rps} | ${r.service.p50} | ${r.service.p99} | ${r.service.errors} | ${r.service.non2xx} | ${r.ratio} | ${cores} |`);
+    if (r.crafatar) {
+      const c = r.crafatar.summary;
+      console.log(`| ${r.scenario} | Crafatar | ${c.rps} | ${c.p50} | ${c.p99} | ${c.errors} | ${c.non2xx} | ${Math.round((c.rps / r.bare.rps) * 100) / 100} | |`);
+    }
     console.log(`| ${r.scenario} | bare node:http | ${r.bare.rps} | ${r.bare.p50} | ${r.bare.p99} | ${r.bare.errors} | ${r.bare.non2xx} | | |`);
+  }
+  for (const r of results) {
+    if (!r.crafatar || r.cpuMs === null) continue;
+    const c = r.crafatar;
+    console.log(`\n${r.scenario} against Crafatar (medians): ${r.service.rps} against ${c.summary.rps} answers/s (${Math.round((r.service.rps / c.summary.rps) * 100) / 100}x); `
+      + `CPU ${r.cpuMs.toFixed(2)} against ${c.cpuMs.toFixed(2)} ms an answer, every process of each (${Math.round((r.cpuMs / c.cpuMs) * 100) / 100} of Crafatar's)`);
   }
   for (const r of results) if (r.marker && r.service.marked) console.log(`\n${r.scenario}, by class (medians): ${classes(r.service, r.marker)}`);
 }

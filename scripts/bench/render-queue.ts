@@ -11,6 +11,9 @@
 //     queue's added CPU (API + broker + node against the in-process total) as a share;
 //   - the broker's added latency: p50 queued minus p50 in-process at a paced --rate (low, so that
 //     latency is not queueing), with the nodes' own reported queue wait beside it;
+//   - the floor, on the same vhost: bare amqplib round trips of a job's and an answer's size with
+//     no rendering (broker-floor.ts), their CPU and paced latency, against which the queue's
+//     added CPU and latency are read;
 //   - PSS (smaps_rollup, process tree) of each API instance idle 3 s after it first answers;
 //   - a second render node on the same vhost and a run of renders: the share of jobs each did
 //     (their `jobs.done` as /v1/status of the API instance lists them).
@@ -19,13 +22,16 @@
 //
 //   npm run bench:render-queue -- [--amqp amqp://guest:guest@127.0.0.1:5672] [--seconds 10] [--runs 3]
 //     [--connections 16] [--threads 2] [--workers <cores>] [--gpu auto|on|off] [--rate 20]
-//     [--paced-seconds 10] [--share-seconds 10] [--warmup 5] [--per-second 500] [--json]
+//     [--paced-seconds 10] [--share-seconds 10] [--warmup 5] [--per-second 500] [--cpu-prof <dir>] [--json]
 //
 // --per-second: renders a second a closed run may reach before its list of players wraps round
 // (a warning says so when it did); the players are at least 15,000 in all. --warmup: an unmeasured
 // closed run of each setup first (fresh pages draw their first renders slower). Both setups run
 // with IDLE_TRIM_SECONDS=0: the texture warming and the other setup's runs leave each one idle
 // long enough for the default trim to replace its pages between runs, which this does not measure.
+//
+// --cpu-prof writes V8 CPU profiles of both API instances and the first render node (main threads
+// and render threads) into <dir> when they stop (`node scripts/bench/profile-summary.ts <dir>`).
 //
 // This replaces the former function-level comparison (RenderFarm against RemoteFarm in this
 // process, no HTTP, no CPU figures): the issue's figures are those of an API instance as users
@@ -39,7 +45,9 @@ import { parseArgs, promisify } from 'node:util';
 import { GPU_MODES } from '../../renderer/gpu.ts';
 import { startFakeUpstream } from '../fake-upstream/server.ts';
 import { freePort, launch, type RunningService } from '../launch.ts';
+import { measureBrokerFloor, type BrokerFloor } from './broker-floor.ts';
 import { BENCH_SKINS_ENV } from './service.ts';
+import { warmRenderEnv, warmRenderPath, warmTextures } from './warm-render.ts';
 import { cpuOfTree, processTree, sampleTree, type ProcessCpu } from './process-memory.ts';
 import { ensureWrk, runLoad, type LoadResult } from './wrk.ts';
 
@@ -57,9 +65,11 @@ const { values } = parseArgs({
     'share-seconds': { type: 'string', default: '10' },
     'per-second': { type: 'string', default: '500' },
     warmup: { type: 'string', default: '5' },
+    'cpu-prof': { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
+const cpuProf = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values['cpu-prof'])] : [];
 const num = (k: keyof typeof values, min: number) => {
   const n = Number(values[k]);
   if (!Number.isInteger(n) || n < min) throw new Error(`--${k} takes an integer from ${min}: ${values[k]}`);
@@ -109,31 +119,18 @@ const plan = Array.from({ length: runs }, () => ({
 const share = shareSeconds > 0 ? slice(Math.max(shareSeconds * perSecond, 2000)) : null;
 const slicesOf = (setup: Setup) => [...(warm ? [warm[setup]] : []), ...plan.flatMap((p) => [p.closed[setup], ...(p.paced ? [p.paced[setup]] : [])]), ...(setup === 'queue' && share ? [share] : [])];
 
-/** A yaw new for 36,000 requests, then a new pitch with it (as loadtest's warm-render). */
-const newAngle = (k: number) => `yaw=${((k % 36_000) / 100 - 180).toFixed(2)}&pitch=${(Math.floor(k / 36_000) % 181) - 90}`;
-const renderPath = (k: number) => `/v1/render/gen_${k}/180?${newAngle(k)}`;
 const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-render-queue-'));
 const pathsFile = (s: Slice) => {
   const file = path.join(dir, `players-${s.from}.txt`);
-  writeFileSync(file, `${Array.from({ length: s.count }, (_, i) => renderPath(s.from + i)).join('\n')}\n`);
+  writeFileSync(file, `${Array.from({ length: s.count }, (_, i) => warmRenderPath(s.from + i)).join('\n')}\n`);
   return file;
 };
 
 /** Fetches each player's skin and cape through the service, so only the render remains. */
-async function warmTextures(base: string, slices: Slice[]): Promise<void> {
+async function warmSlices(base: string, slices: Slice[]): Promise<void> {
   const players = slices.flatMap((s) => Array.from({ length: s.count }, (_, i) => s.from + i));
   const started = performance.now();
-  let next = 0;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < players.length) {
-      const n = players[next++];
-      for (const kind of ['skin', 'cape']) {
-        const res = await fetch(`${base}/v1/${kind}/gen_${n}`, { headers: { 'x-forwarded-for': `198.19.${(n >> 8) & 255}.${n & 255}` } });
-        await res.arrayBuffer();
-        if (res.status !== 200 && !(kind === 'cape' && res.status === 404)) throw new Error(`warming gen_${n}: /v1/${kind} answered ${res.status}`);
-      }
-    }
-  }));
+  await warmTextures(base, players);
   say(`${players.length} players' skins and capes fetched through ${base} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
@@ -183,14 +180,13 @@ async function startService(queue: string | null): Promise<{ url: string; pid: n
   const url = `http://127.0.0.1:${port}`;
   const service = await launch({
     ...BENCH_SKINS_ENV,
-    // Every player's textures and its render stay cached: the walk measures renders alone.
-    CACHE_MAX_ENTRIES: String(nextPlayer * 8), CACHE_MAX_BYTES: String(4 * 1024 ** 3),
+    ...warmRenderEnv(nextPlayer),
     RENDER_WORKERS: String(workers), RENDER_GPU: gpu, IDLE_TRIM_SECONDS: '0',
     ...(queue ? { RENDER_QUEUE_URL: queue } : {}),
     ...fake.env,
     SKINS_PORT: String(port),
   }, {
-    health: url, timeoutMs: 120_000, dropLogs: true,
+    health: url, timeoutMs: 120_000, dropLogs: true, nodeArgs: cpuProf,
     onLine: (line) => {
       if (!(line.includes('"path":"/health"') && line.includes('"detail":"starting"'))) say(line);
     },
@@ -200,10 +196,10 @@ async function startService(queue: string | null): Promise<{ url: string; pid: n
   await sleep(3000);
   return { url, pid, memory: memoryMb(pid) };
 }
-async function startNode(): Promise<RunningService> {
+async function startNode(nodeArgs: string[] = []): Promise<RunningService> {
   const node = await launch({ RENDER_QUEUE_URL: queueUrl, RENDER_WORKERS: String(workers), RENDER_GPU: gpu, IDLE_TRIM_SECONDS: '0', LOG_LEVEL: 'info' }, {
     // Its 'ready' line says when it takes jobs (at info); the lines after it are not kept.
-    entry: 'scripts/render-node.ts', keepIndexing: true, timeoutMs: 120_000, dropLogs: true, onLine: (line, stream) => stream === 'stderr' && say(line),
+    entry: 'scripts/render-node.ts', nodeArgs, keepIndexing: true, timeoutMs: 120_000, dropLogs: true, onLine: (line, stream) => stream === 'stderr' && say(line),
   });
   running.push(node);
   return node;
@@ -271,16 +267,16 @@ try {
   say(`fake upstream: ${nextPlayer} players built`);
 
   const local = await startService(null);
-  say(`in-process instance up (${workers} pages), PSS ${local.memory.pss} MB idle`);
+  say(`in-process instance up (pid ${local.pid}, ${workers} pages), PSS ${local.memory.pss} MB idle`);
   const remote = await startService(queueUrl);
-  say(`queued instance up, PSS ${remote.memory.pss} MB idle`);
-  const node = await startNode();
+  say(`queued instance up (pid ${remote.pid}), PSS ${remote.memory.pss} MB idle`);
+  const node = await startNode(cpuProf);
   await untilNodes(remote.url, 1);
   await sleep(3000);
   const nodeMemory = memoryMb(node.process.pid!);
 
-  await warmTextures(local.url, slicesOf('process'));
-  await warmTextures(remote.url, slicesOf('queue'));
+  await warmSlices(local.url, slicesOf('process'));
+  await warmSlices(remote.url, slicesOf('queue'));
 
   const broker = brokerPids();
   if (!broker.length) say('no beam.smp process found here: the broker\'s CPU is not counted');
@@ -314,6 +310,11 @@ try {
     }
   }
 
+  // The floor: bare amqplib round trips of a job's and an answer's size (a 64 px skin's RGBA with
+  // a cape every other player and a header; a 180 px render's PNG) on the same broker.
+  const floor: BrokerFloor = await measureBrokerFloor(queueUrl, { jobBytes: 21_000, answerBytes: 4_000, roundTrips: 5000, concurrency: connections, rate, paced: Math.max(100, pacedSeconds * rate), brokerPids: broker });
+  say(`bare broker round trips: ${JSON.stringify(floor)}`);
+
   const cpuTotal = (m: Measured) => Object.values(m.cpu).reduce((a, b) => a + b, 0);
   const summary = (setup: Setup) => {
     const ms = closed[setup];
@@ -344,6 +345,7 @@ try {
   if (addedLatency !== null) {
     print(`paced at ${rate}/s (${pacedSeconds} s a run): in-process p50 ${pacedP50('process')} ms, queued p50 ${pacedP50('queue')} ms: the broker adds ${addedLatency} ms at p50`);
   }
+  print(`the bare broker (amqplib round trips of 21 KB jobs and 4 KB answers, no rendering, same vhost): ${floor.cpuMs.clients} ms CPU of both ends and ${floor.cpuMs.broker} ms of the broker a round trip (${connections} at a time), so ${round(floor.cpuMs.clients + floor.cpuMs.broker, 2)} of the queue's added ${round(q.cpuTotal - p.cpuTotal, 2)} ms; paced at ${rate}/s p50 ${floor.paced.p50} ms, p99 ${floor.paced.p99} ms`);
   print(`nodes' reported longest queue wait per 2 s interval: ${waits.length ? `paced median ${median(waits)} ms (max ${Math.max(...waits)})` : 'paced: none reported'}; closed loop median ${closedWaits.length ? median(closedWaits) : '-'} ms`);
   const mem = (m: { pss: number; rss: number }) => `${m.pss} MB (RSS ${m.rss} MB)`;
   print(`PSS idle 3 s after answering: API instance with its farm (Chromium included) ${mem(local.memory)}; API instance with RENDER_QUEUE_URL ${mem(remote.memory)}; its render node (Chromium included, 3 s after ready) ${mem(nodeMemory)}`);
@@ -365,12 +367,12 @@ try {
 
   if (wrapped.length) print(`WARNING: runs went past their players and got cached answers (requests/players: ${wrapped.join(', ')}): raise --per-second`);
   const target = (ok: boolean | null, text: string) => `${ok === null ? 'NOT MEASURED' : ok ? 'met' : 'MISSED'} (${text})`;
-  print(`targets: broker latency under 1 ms at p50 ${target(addedLatency === null ? null : addedLatency < 1, addedLatency === null ? 'no paced run' : `${addedLatency} ms`)}; `
-    + `added CPU under 15% a render ${target(addedCpu < 15, `${addedCpu}%`)}; `
+  print(`targets: broker latency under 1 ms at p50 ${target(addedLatency === null ? null : addedLatency < 1, addedLatency === null ? 'no paced run' : `${addedLatency} ms; a bare round trip ${floor.paced.p50} ms`)}; `
+    + `added CPU under 15% a render ${target(addedCpu < 15, `${addedCpu}%; a bare round trip ${round(((floor.cpuMs.clients + floor.cpuMs.broker) / p.cpuTotal) * 100)}%`)}; `
     + `API PSS without a browser under 150 MB idle ${target(remote.memory.pss < 150, `${remote.memory.pss} MB, against ${local.memory.pss} MB with its farm`)}; `
     + `two nodes each 40-60% of the jobs ${target(shares === null ? null : shares.length === 2 && shares.every((s) => s >= 40 && s <= 60), shares === null ? 'no share run' : shares.map((s) => `${s}%`).join(' / '))}`);
 
-  Object.assign(out, { process: p, queue: q, addedCpuPercent: addedCpu, pacedP50: { process: pacedP50('process'), queue: pacedP50('queue') }, addedLatencyMs: addedLatency, queueWaitsMs: { paced: waits, closed: closedWaits }, memoryMb: { process: local.memory, queue: remote.memory, node: nodeMemory }, shares, closed, paced });
+  Object.assign(out, { process: p, queue: q, brokerFloor: floor, addedCpuPercent: addedCpu, pacedP50: { process: pacedP50('process'), queue: pacedP50('queue') }, addedLatencyMs: addedLatency, queueWaitsMs: { paced: waits, closed: closedWaits }, memoryMb: { process: local.memory, queue: remote.memory, node: nodeMemory }, shares, closed, paced });
 } finally {
   for (const s of running.reverse()) await s.stop().catch(() => null);
   await fake.close();

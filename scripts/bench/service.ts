@@ -8,6 +8,8 @@ const START_TIMEOUT_MS = 120_000;
 
 export interface BenchService {
   url: string;
+  /** The fake upstream's base URL (for a service run beside this one on the same players). */
+  fakeBase: string;
   /** The API process (Chromium runs in its process tree). */
   pid: number;
   /** Has the fake build gen_0 .. gen_{players-1}'s signed profiles and skins before a measurement. */
@@ -71,5 +73,5 @@ export async function startBenchService(o: { nodeArgs?: string[]; env?: Record<s
     prepared = players;
     process.stderr.write(`fake upstream: ${players} players' signed profiles and skins built in ${((performance.now() - started) / 1000).toFixed(1)} s, before measuring\n`);
   };
-  return { url, pid: service.process.pid!, prepare, stop };
+  return { url, fakeBase: fake.baseUrl, pid: service.process.pid!, prepare, stop };
 }
