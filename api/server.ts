@@ -215,6 +215,7 @@ export async function startServices(config: Config, log: Logger, stop?: AbortSig
     const failed = starts.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
     stopped();
+    idle?.started();
     return { ports, close };
   } catch (error) {
     await close();

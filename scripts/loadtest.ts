@@ -6,7 +6,7 @@
 //
 //   npm run loadtest -- [scenario...|all] [--seconds 10] [--runs 3] [--connections 64] [--threads 2]
 //                       [--players 10000] [--cached 1000] [--warmup 3] [--timeout 10] [--url http://127.0.0.1:3000] [--json]
-//                       [--cpu-prof <dir>] [--rate <req/s>] [--warm-per-second 1500]
+//                       [--cpu-prof <dir>] [--rate <req/s>] [--warm-per-second 1500] [--crafatar <dir> [--crafatar-node <node>]]
 //
 // Without --rate each connection sends its next request the moment it is answered (a closed
 // loop: at saturation, latency is mostly queueing). --rate paces the requests at that many per

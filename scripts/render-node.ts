@@ -53,6 +53,7 @@ try {
   const node = new RenderNode({ url: queueUrl, farm, batchSize: render.batchSize, log: log.child({ component: 'render-queue' }), onJob: () => idle?.touch() });
   running = { node, farm, idle };
   await node.firstTry;
+  idle?.started();
   // Ready whether or not the broker answers yet: the node connects by itself when it does.
   log.info('ready', { node: node.id, broker: shownBrokerUrl(queueUrl), connected: node.connected, pages: render.workers, prefetch: node.prefetch, gpu: farm.info().gpu });
 } catch (error) {

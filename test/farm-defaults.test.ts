@@ -60,6 +60,16 @@ async function everyImage(t: ExecutionContext, base: string, round: number): Pro
 /** The log entries after `since` (ms since the epoch). */
 const after = (since: number) => (entry: LogEntry) => Date.parse(String(entry.time)) > since;
 
+test('npm start, defaults: left alone, the service trims once its start has settled, then draws every image', async (t) => {
+  const { app, base } = await npmStart(t);
+  // No request before it: the start's own garbage goes without waiting for the idle period.
+  const trimmed = await app.waitForLog((e) => e.msg === 'idle: memory trimmed', 120_000);
+  t.is(trimmed.after, 'started', JSON.stringify(trimmed));
+  await everyImage(t, base, 0);
+  const r = await call(`${base}/ready`);
+  t.is(r.status, 200, r.text);
+});
+
 test('npm start, defaults: every image comes back after an idle trim, a killed GPU process, renderer and browser, and the next idle trim, and /ready says ok throughout', async (t) => {
   const { app, base } = await npmStart(t);
   const skin = await drawSkin({ seed: 380 });
