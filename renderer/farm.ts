@@ -166,6 +166,11 @@ interface Pending {
 /** One page: the worker thread that drives it, and the batches handed to it. */
 interface PageSlot {
   worker: PageWorker; batches: number; slot: number;
+  /**
+   * Parked by the idle trim (its page closed), then opening again once work comes: no batch is
+   * given to it meanwhile, so the first ones after an idle spell go to the open page at once.
+   */
+  parked: 'closed' | 'opening' | null;
   /** The opening (PageWorker.opened) last counted in doubt: its other batch reports the same page. */
   doubted: number;
 }
@@ -206,7 +211,7 @@ export class RenderFarm implements Farm {
     this.log = log;
     this.browsers = browsers;
     // Page number `slot` lives in browser slot % browsers.
-    this.pages = Array.from({ length: config.workers }, (_, slot) => ({ batches: 0, slot, doubted: -1, worker: new PageWorker(slot, BATCHES_PER_PAGE, config.pageExtension, (targetId) => this.closeTarget(slot, targetId)) }));
+    this.pages = Array.from({ length: config.workers }, (_, slot) => ({ batches: 0, slot, doubted: -1, parked: null, worker: new PageWorker(slot, BATCHES_PER_PAGE, config.pageExtension, (targetId) => this.closeTarget(slot, targetId)) }));
     const [first] = browsers;
     this.infoCache = { browserVersion: '', webglRenderer: '', gpu: first.gpu, executable: first.resolved.executablePath, browsers: browsers.length };
     for (const browser of browsers) this.watch(browser);
@@ -310,13 +315,34 @@ export class RenderFarm implements Farm {
   }
 
   /**
-   * Gives back what a load left (the service calls this when idle): each page that has drawn is
-   * replaced by a fresh one and each render thread collects its garbage. A page that does not
-   * answer in time is replaced.
+   * Gives back what a load left (the service calls this when idle): the first page, if it has
+   * drawn, is replaced by a fresh one; the others are parked (closed: ~50 MB each of a renderer
+   * process and the GPU process's buffers) and open again once work comes, the first batches going
+   * to the open page meanwhile (unpark); each render thread collects its garbage. A page that does
+   * not answer in time is replaced.
    */
   async trim(): Promise<void> {
     if (this.closed) return;
-    await Promise.all(this.pages.map((page) => this.probe(page, 'trim', AbortSignal.timeout(this.config.jobTimeoutMs)).catch(() => {})));
+    await Promise.all(this.pages.map(async (page, n) => {
+      try {
+        await this.probe(page, n === 0 ? 'trim' : 'park', AbortSignal.timeout(this.config.jobTimeoutMs));
+        if (n > 0 && page.batches === 0 && this.queue.length === 0) page.parked = 'closed';
+      } catch {
+        // Replaced (probe) or gone with its browser: the next batch opens a page as after a crash.
+      }
+    }));
+  }
+
+  /** Opens the parked pages again (an 'info' probe opens a page), each taking batches once it answers. */
+  private unpark(): void {
+    for (const page of this.pages) {
+      if (page.parked !== 'closed') continue;
+      page.parked = 'opening';
+      void this.probe(page, 'info', AbortSignal.timeout(this.config.jobTimeoutMs)).catch(() => {}).finally(() => {
+        page.parked = null;
+        this.dispatch();
+      });
+    }
   }
 
   render(job: RenderJob): Promise<Buffer> {
@@ -387,6 +413,7 @@ export class RenderFarm implements Farm {
 
   /** Hands queued jobs to pages, a batch each. */
   private dispatch(): void {
+    if (this.queue.length > 0) this.unpark();
     while (this.queue.length > 0 && !this.relaunching) {
       const page = this.pageForBatch();
       if (!page) return;
@@ -408,9 +435,10 @@ export class RenderFarm implements Farm {
 
   /** An idle page; else, when at least half a batch waits, a page with room (BATCHES_PER_PAGE). */
   private pageForBatch(): PageSlot | undefined {
-    const idle = this.pages.find((p) => p.batches === 0);
+    const open = this.pages.filter((p) => p.parked === null);
+    const idle = open.find((p) => p.batches === 0);
     if (idle || this.queue.length < Math.ceil(this.config.batchSize / 2)) return idle;
-    return this.pages.find((p) => p.batches < BATCHES_PER_PAGE);
+    return open.find((p) => p.batches < BATCHES_PER_PAGE);
   }
 
   private async runBatch(page: PageSlot, batch: Pending[]): Promise<void> {

@@ -84,7 +84,7 @@ export interface BrowserRef { key: string; pid: number }
  * drawing, or (`trim`) replaces a page that has drawn by a fresh one and has the thread collect
  * its garbage.
  */
-export interface WorkerTask { browsers: BrowserRef[]; jobs: WireJob[]; pageHeapLimitBytes: number; selfCheck: string | null; probe?: 'info' | 'memory' | 'trim' }
+export interface WorkerTask { browsers: BrowserRef[]; jobs: WireJob[]; pageHeapLimitBytes: number; selfCheck: string | null; probe?: 'info' | 'memory' | 'trim' | 'park' }
 export interface WorkerResult {
   /** One per job: its PNG, a job of `yaws` its PNGs in order, or why it failed. */
   images?: Array<Buffer | Uint8Array | Uint8Array[] | { error: string }>; memory?: PageMemory;

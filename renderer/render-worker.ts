@@ -378,6 +378,17 @@ async function trim(current: PageState, task: WorkerTask, browser: BrowserRef): 
   collectGarbage();
 }
 
+/**
+ * Gives the page back until the next task, which opens a fresh one (takePage): the farm parks all
+ * but its first page when idle, each ~50 MB of a renderer process and the GPU process's buffers.
+ * A page with a batch on it stays; a thread with no page opens none to close it.
+ */
+async function park(): Promise<void> {
+  const current = await state?.catch(() => null);
+  if (current && current.busy === 0) drop(current);
+  collectGarbage();
+}
+
 /** A PNG data URL's bytes in a store of their own (a small Buffer is a slice of a shared pool, which cannot be transferred). */
 function fromDataUrl(url: string): Buffer {
   const base64 = url.slice(url.indexOf(',') + 1);
@@ -404,6 +415,10 @@ function perJob(jobs: WireJob[], answers: Array<Buffer | { error: string }>): No
 }
 
 export default async function run(task: WorkerTask): Promise<WorkerResult> {
+  if (task.probe === 'park') {
+    await park();
+    return {};
+  }
   const browser = task.browsers[slot % task.browsers.length];
   const current = await takePage(browser, task);
   const { textures } = current;

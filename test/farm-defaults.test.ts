@@ -65,7 +65,15 @@ test('npm start, defaults: left alone, the service trims once its start has sett
   // No request before it: the start's own garbage goes without waiting for the idle period.
   const trimmed = await app.waitForLog((e) => e.msg === 'idle: memory trimmed', 120_000);
   t.is(trimmed.after, 'started', JSON.stringify(trimmed));
+  // The second page parked: one renderer process left (polled: a closed page's process exits on its own time).
+  const renderers = async (count: number) => {
+    const deadline = Date.now() + 60_000;
+    while (chromium(app, 'renderer').length !== count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    return chromium(app, 'renderer').length;
+  };
+  t.is(await renderers(1), 1, 'one page open while idle');
   await everyImage(t, base, 0);
+  t.is(await renderers(2), 2, 'both pages open once work came');
   const r = await call(`${base}/ready`);
   t.is(r.status, 200, r.text);
 });

@@ -83,6 +83,31 @@ test('trim() replaces a page that has drawn, keeps one that has not, and the far
   t.deepEqual(lines, []);
 });
 
+test('trim() parks every page but the first (its renderer process goes); work opens it again, and the pictures are the same', async (t) => {
+  const lines: string[] = [];
+  const farm = await RenderFarm.create({ workers: 2, gpu: 'off' }, createLogger('warn', {}, (line) => lines.push(line)));
+  t.teardown(() => farm.close());
+  const renderers = () => farm.browserPids().flatMap((pid) => descendants(pid)).filter((p) => p.cmd.includes('--type=renderer')).length;
+  const skin = await skinMaker();
+  const jobs = Array.from({ length: 32 }, (_, i) => head(skin(i), i));
+  const before = await Promise.all(jobs.map((job) => farm.render(job)));
+  const until = async (count: number) => {
+    const deadline = Date.now() + 60_000;
+    while (renderers() !== count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    return renderers();
+  };
+  await farm.trim();
+  t.is(await until(1), 1, 'one page left open');
+  t.like(farm.stats(), { pagesAlive: 2 });
+  // A burst after the idle spell: the open page takes it while the parked one opens again.
+  const after = await Promise.all(jobs.map((job) => farm.render(job)));
+  t.deepEqual(after, before);
+  t.is(await until(2), 2, 'the parked page open again');
+  t.deepEqual(await Promise.all(jobs.map((job) => farm.render(job))), before);
+  t.like(farm.stats(), { failed: 0, browserRestarts: 0 });
+  t.deepEqual(lines, []);
+});
+
 test('by default the pages share one browser, which runs one renderer process per page: no blank tab holds one of its own', async (t) => {
   const farm = await RenderFarm.create({ workers: 2, gpu: 'off' }, createLogger('warn', {}, () => {}));
   t.teardown(() => farm.close());
