@@ -30,7 +30,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { captureReply, startBareServer } from './bench/bare-server.ts';
-import { coresBetween, cpuOfTree, reapedChildrenCpuSeconds } from './bench/process-memory.ts';
+import { coresBetween, cpuOfTree, cpuOfTrees, cpuSecondsBetween, reapedChildrenCpuSeconds } from './bench/process-memory.ts';
 import { crafatarUuid, startCrafatar, type Crafatar } from './bench/crafatar.ts';
 import { assertLoopback, startBenchService } from './bench/service.ts';
 import { newAngle, warmRenderEnv, warmRenderPath, warmTextures } from './bench/warm-render.ts';
@@ -348,9 +348,9 @@ try {
         }
         let other: LoadResult | undefined;
         if (beside) {
-          const before = crafatar!.pids.map((pid) => cpuOfTree(pid));
+          const before = cpuOfTrees(crafatar!.pids);
           other = await runLoad({ ...load, url: beside.url, pathsFile: besideFile(run) });
-          const used = crafatar!.pids.reduce((sum, pid, i) => sum + cpuOfTree(pid).reduce((t, p) => t + p.seconds - (before[i].find((q) => q.pid === p.pid)?.seconds ?? 0), 0), 0);
+          const used = cpuSecondsBetween(before, cpuOfTrees(crafatar!.pids));
           besideCpuMs.push((used * 1000) / Math.max(1, other.requests - other.non2xx));
           say(`${name} run ${run + 1}/${runs}: crafatar ${other.rps} req/s p50 ${other.p50} p99 ${other.p99} ms, errors ${other.errors}, non-2xx ${other.non2xx}, CPU ${besideCpuMs.at(-1)!.toFixed(2)} ms a 2xx answer`);
         }

@@ -4,7 +4,7 @@
 // after the reply), with no rendering, no HTTP and none of our framing. The queue's added latency
 // and CPU are judged against this floor: what the broker itself takes, whatever our code does.
 import { connect } from 'amqplib';
-import { cpuOfTree, type ProcessCpu } from './process-memory.ts';
+import { cpuOfTrees, cpuSecondsBetween } from './process-memory.ts';
 
 export interface BrokerFloor {
   /** Closed loop, `concurrency` round trips at a time: CPU ms a round trip of both ends (this process) and of the broker. */
@@ -49,10 +49,8 @@ export async function measureBrokerFloor(url: string, o: { jobBytes: number; ans
       out.sendToQueue(queue, job, { replyTo: 'amq.rabbitmq.reply-to', correlationId: id, expiration: '30000' });
     });
 
-    const broker = () => o.brokerPids.flatMap((pid) => cpuOfTree(pid));
-    const seconds = (cpu: ProcessCpu[]) => cpu.reduce((s, p) => s + p.seconds, 0);
     const ownBefore = process.cpuUsage();
-    const brokerBefore = seconds(broker());
+    const brokerBefore = cpuOfTrees(o.brokerPids);
     let left = o.roundTrips;
     await Promise.all(Array.from({ length: o.concurrency }, async () => {
       while (left-- > 0) await roundTrip();
@@ -60,7 +58,7 @@ export async function measureBrokerFloor(url: string, o: { jobBytes: number; ans
     const own = process.cpuUsage(ownBefore);
     const cpuMs = {
       clients: round((own.user + own.system) / 1000 / o.roundTrips),
-      broker: round(((seconds(broker()) - brokerBefore) * 1000) / o.roundTrips),
+      broker: round((cpuSecondsBetween(brokerBefore, cpuOfTrees(o.brokerPids)) * 1000) / o.roundTrips),
     };
 
     const times: number[] = [];

@@ -106,6 +106,17 @@ export function cpuOfTree(root: number): ProcessCpu[] {
   });
 }
 
+/** CPU seconds of several process trees (roots that are gone read as nothing). */
+export function cpuOfTrees(roots: number[]): ProcessCpu[] {
+  return roots.flatMap((root) => cpuOfTree(root));
+}
+
+/** CPU seconds used between two readings, in all, per pid: a process new meanwhile counts from zero, one ended not at all. */
+export function cpuSecondsBetween(before: ProcessCpu[], after: ProcessCpu[]): number {
+  const start = new Map(before.map((p) => [p.pid, p.seconds]));
+  return after.reduce((sum, p) => sum + p.seconds - (start.get(p.pid) ?? 0), 0);
+}
+
 /**
  * Cores each group used between two readings of cpuOfTree: per pid, so a process that started
  * meanwhile counts from zero and one that ended counts not at all.

@@ -48,7 +48,7 @@ import { freePort, launch, type RunningService } from '../launch.ts';
 import { measureBrokerFloor, type BrokerFloor } from './broker-floor.ts';
 import { BENCH_SKINS_ENV } from './service.ts';
 import { warmRenderEnv, warmRenderPath, warmTextures } from './warm-render.ts';
-import { cpuOfTree, processTree, sampleTree, type ProcessCpu } from './process-memory.ts';
+import { cpuOfTrees, cpuSecondsBetween, sampleTree } from './process-memory.ts';
 import { ensureWrk, runLoad, type LoadResult } from './wrk.ts';
 
 const { values } = parseArgs({
@@ -155,12 +155,6 @@ function brokerPids(): number[] {
 // --- Processes and their CPU.
 
 type Group = 'api' | 'node' | 'broker';
-const cpuOf = (roots: number[]): ProcessCpu[] => roots.flatMap((r) => cpuOfTree(r));
-/** CPU seconds used between two readings, per pid (a process new meanwhile counts from zero). */
-const cpuBetween = (before: ProcessCpu[], after: ProcessCpu[]) => {
-  const start = new Map(before.map((p) => [p.pid, p.seconds]));
-  return after.reduce((sum, p) => sum + p.seconds - (start.get(p.pid) ?? 0), 0);
-};
 /** PSS and RSS (MB) of a process tree. PSS splits a page among the processes that map it (other Node processes here share node's text). */
 const memoryMb = (root: number) => {
   const tree = sampleTree(root);
@@ -237,7 +231,7 @@ const load = { connections, threads, timeoutSeconds: 60 };
 const wrapped: string[] = [];
 async function measure(setup: Setup, base: string, roots: Partial<Record<Group, number[]>>, s: Slice, o: { seconds: number; rate?: number }, measuredRun = true): Promise<Measured> {
   const file = pathsFile(s);
-  const before = Object.fromEntries(Object.entries(roots).map(([g, pids]) => [g, cpuOf(pids!)]));
+  const before = Object.fromEntries(Object.entries(roots).map(([g, pids]) => [g, cpuOfTrees(pids!)]));
   const queueWaits: number[] = [];
   let going = true;
   const polling = setup === 'queue' ? (async () => {
@@ -250,7 +244,7 @@ async function measure(setup: Setup, base: string, roots: Partial<Record<Group, 
   going = false;
   const renders = result.requests - result.non2xx;
   const cpu: Partial<Record<Group, number>> = {};
-  for (const [g, pids] of Object.entries(roots)) cpu[g as Group] = round((cpuBetween(before[g], cpuOf(pids!)) * 1000) / Math.max(1, renders), 2);
+  for (const [g, pids] of Object.entries(roots)) cpu[g as Group] = round((cpuSecondsBetween(before[g], cpuOfTrees(pids!)) * 1000) / Math.max(1, renders), 2);
   await polling;
   if (result.requests > s.count && measuredRun) wrapped.push(`${setup} ${result.requests}/${s.count}`);
   if (result.requests > s.count) say(`${setup}: a run sent ${result.requests} requests over ${s.count} players, so its list came round again (raise --per-second)`);
