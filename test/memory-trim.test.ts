@@ -5,7 +5,7 @@ import test from 'ava';
 import { existsSync, readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 import { currentAllocator, JEMALLOC_CONF, JEMALLOC_PATHS, jemallocEnvironment, withoutJemalloc } from '../shared/allocator.ts';
-import { SEARCH_OLD_SPACE_FLAG, SEMI_SPACE_FLAG, withSemiSpace, withV8Flags } from '../api/relaunch.ts';
+import { HEAP_GROWING_FLAG, SEARCH_OLD_SPACE_FLAG, SEMI_SPACE_FLAG, withSemiSpace, withV8Flags } from '../api/relaunch.ts';
 import { collectGarbage } from '../shared/collect-garbage.ts';
 import { startApp } from './helpers/service.ts';
 
@@ -62,11 +62,20 @@ test('withV8Flags: a search-only instance on PostgreSQL also gets its old genera
   t.deepEqual(withV8Flags([], { ...pg, SERVICES: ' Search ' }), [SEMI_SPACE_FLAG, SEARCH_OLD_SPACE_FLAG]);
   // Holding the data in memory, or serving the skins too, it keeps V8's own limit.
   t.deepEqual(withV8Flags([], { ...pg, SEARCH_DATA: '/data' }), [SEMI_SPACE_FLAG]);
-  t.deepEqual(withV8Flags([], { ...pg, SERVICES: 'skins,search' }), [SEMI_SPACE_FLAG]);
+  t.deepEqual(withV8Flags([], { ...pg, SERVICES: 'skins,search' }), [SEMI_SPACE_FLAG, HEAP_GROWING_FLAG]);
   t.deepEqual(withV8Flags([], { SERVICES: 'search' }), [SEMI_SPACE_FLAG]);
   t.deepEqual(withV8Flags([], { ...pg, NODE_OPTIONS: '--max-old-space-size=512' }), [SEMI_SPACE_FLAG]);
   const given = ['--max_old_space_size=64', '--max-semi-space-size=8'];
   t.is(withV8Flags(given, pg), given);
+});
+
+test('withV8Flags: where the skins service runs, the old generation grows by half its live size between full collections, unless a growth is given', (t) => {
+  t.deepEqual(withV8Flags([], {}), [SEMI_SPACE_FLAG, HEAP_GROWING_FLAG]);
+  t.deepEqual(withV8Flags([], { SERVICES: 'media, Skins' }), [SEMI_SPACE_FLAG, HEAP_GROWING_FLAG]);
+  t.deepEqual(withV8Flags([], { SERVICES: 'media,search' }), [SEMI_SPACE_FLAG]);
+  t.deepEqual(withV8Flags([], { SERVICES: 'skins', NODE_OPTIONS: '--heap_growing_percent=20' }), [SEMI_SPACE_FLAG]);
+  const given = ['--heap-growing-percent=100'];
+  t.deepEqual(withV8Flags(given, { SERVICES: 'skins' }), [...given, SEMI_SPACE_FLAG]);
 });
 
 (linux && jemalloc ? test : test.skip)('the service runs on jemalloc in its own process (same pid), Chromium does not; MEMORY_ALLOCATOR=system keeps malloc', async (t) => {
@@ -74,6 +83,7 @@ test('withV8Flags: a search-only instance on PostgreSQL also gets its old genera
   t.teardown(() => app.stop());
   t.true(mapped(app.process.pid!), 'the pid the test started maps libjemalloc');
   t.true(commandLine(app.process.pid!).includes(SEMI_SPACE_FLAG), 'and runs with the young generation\'s size');
+  t.true(commandLine(app.process.pid!).includes(HEAP_GROWING_FLAG), 'and the old generation\'s growth');
   t.is(app.logs.find((e) => e.msg === 'ready')?.allocator, 'jemalloc');
   const chromium = app.logs.filter((e) => e.msg === 'chromium started').map((e) => e.pid as number);
   t.is(chromium.length, 1);

@@ -7,16 +7,23 @@ export const GROUPS = ['api', 'browser', 'gpu', 'renderer', 'other'] as const;
 export type Group = (typeof GROUPS)[number];
 export interface ProcessMemory { pid: number; group: Group; rssKb: number; pssKb: number }
 export interface ProcessCpu { pid: number; group: Group; seconds: number }
+/** A thread's CPU seconds, named as the kernel names it (`MainThread`, `V8Worker`, `Chrome_IOThread`…). */
+export interface ThreadCpu extends ProcessCpu { tid: number; thread: string }
 
-/** Fields of /proc/<pid>/stat from the state on (field 3 is [0]), or null when the process is gone. */
-function statFields(pid: number | 'self'): string[] | null {
+/** The command name (field 2) and the fields from the state on (field 3 is [0]) of a stat file, or null when it is gone. */
+function readStat(file: string): { name: string; fields: string[] } | null {
   try {
-    // The command name (field 2) may hold spaces and parentheses: fields after the last ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // The command name may hold spaces and parentheses: the fields are after the last ')'.
+    const stat = readFileSync(file, 'utf8');
+    return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
   } catch {
     return null;
   }
+}
+
+/** Fields of /proc/<pid>/stat from the state on (field 3 is [0]), or null when the process is gone. */
+function statFields(pid: number | 'self'): string[] | null {
+  return readStat(`/proc/${pid}/stat`)?.fields ?? null;
 }
 
 function parentOf(pid: number): number | null {
@@ -27,10 +34,13 @@ function parentOf(pid: number): number | null {
 /** Linux reports CPU time in USER_HZ ticks, 100 a second on every architecture it ships for. */
 const TICKS_PER_SECOND = 100;
 
-/** User + system CPU seconds of a process, all its threads (fields 14 and 15); null when gone. */
+/** User + system CPU seconds (fields 14 and 15) of a stat file's fields. */
+const userAndSystem = (fields: string[]) => (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+
+/** User + system CPU seconds of a process, all its threads; null when gone. */
 export function cpuSeconds(pid: number | 'self'): number | null {
   const fields = statFields(pid);
-  return fields ? (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND : null;
+  return fields ? userAndSystem(fields) : null;
 }
 
 /** CPU seconds of the children this process has waited for (fields 16 and 17): wrk, once it exits. */
@@ -104,6 +114,38 @@ export function cpuOfTree(root: number): ProcessCpu[] {
     const seconds = cpuSeconds(pid);
     return seconds === null ? null : { seconds };
   });
+}
+
+/** CPU seconds so far of every thread of every process in the tree under `root`. */
+export function threadCpuOfTree(root: number): ThreadCpu[] {
+  return eachInTree(root, (pid) => {
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      return null;
+    }
+    return {
+      threads: tids.flatMap((tid) => {
+        const stat = readStat(`/proc/${pid}/task/${tid}/stat`);
+        return stat ? [{ tid: Number(tid), thread: stat.name, seconds: userAndSystem(stat.fields) }] : [];
+      }),
+    };
+  }).flatMap(({ pid, group, threads }) => threads.map((t) => ({ pid, group, ...t })));
+}
+
+/**
+ * CPU seconds of each `group:thread` name between two readings of threadCpuOfTree: threads of one
+ * name summed, one new meanwhile counted from zero, one ended not at all.
+ */
+export function threadSecondsBetween(before: ThreadCpu[], after: ThreadCpu[]): Map<string, number> {
+  const start = new Map(before.map((t) => [`${t.pid}/${t.tid}`, t.seconds]));
+  const out = new Map<string, number>();
+  for (const t of after) {
+    const key = `${t.group}:${t.thread}`;
+    out.set(key, (out.get(key) ?? 0) + t.seconds - (start.get(`${t.pid}/${t.tid}`) ?? 0));
+  }
+  return out;
 }
 
 /** CPU seconds of several process trees (roots that are gone read as nothing). */
