@@ -6,7 +6,7 @@
 //
 //   npm run loadtest -- [scenario...|all] [--seconds 10] [--runs 3] [--connections 64] [--threads 2]
 //                       [--players 10000] [--cached 1000] [--warmup 3] [--timeout 10] [--url http://127.0.0.1:3000] [--json]
-//                       [--cpu-prof <dir>] [--rate <req/s>] [--warm-per-second 1500] [--crafatar <dir> [--crafatar-node <node>]]
+//                       [--cpu-prof <dir>] [--node-arg <flag>]... [--rate <req/s>] [--warm-per-second 1500] [--crafatar <dir> [--crafatar-node <node>]]
 //
 // Without --rate each connection sends its next request the moment it is answered (a closed
 // loop: at saturation, latency is mostly queueing). --rate paces the requests at that many per
@@ -16,6 +16,7 @@
 //
 // --cpu-prof writes V8 CPU profiles of the service (its main thread and each render thread) into
 // <dir> when it stops: open them in Chrome DevTools, or `node scripts/bench/profile-summary.ts <dir>`.
+// --node-arg starts the service's Node with that flag (a V8 setting to compare, say).
 //
 // --crafatar <dir> runs Crafatar (a copy built outside this repository: scripts/bench/crafatar.ts)
 // beside the service on the same fake upstream, in the same interleaved runs (service, Crafatar,
@@ -50,6 +51,7 @@ const { values, positionals } = parseArgs({
     url: { type: 'string' },
     json: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    'node-arg': { type: 'string', multiple: true, default: [] },
     rate: { type: 'string' },
     // warm-render's players per second of a run: each is drawn once, so a faster host needs more.
     'warm-per-second': { type: 'string', default: '1500' },
@@ -284,7 +286,7 @@ const facts = machine();
 if (values.url) assertLoopback(values.url);
 const cpuProf = values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null;
 const env: Record<string, string> = chosen.includes('warm-render') ? warmRenderEnv(warmPlayers) : {};
-const service = values.url ? null : await startBenchService({ nodeArgs: cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : [], env });
+const service = values.url ? null : await startBenchService({ nodeArgs: [...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : []), ...values['node-arg']], env });
 if (values.crafatar && !service) throw new Error('--crafatar needs the fake upstream this script starts: leave out --url');
 const crafatar: Crafatar | null = values.crafatar ? await startCrafatar({ dir: path.resolve(values.crafatar), node: values['crafatar-node']!, fakeBase: service!.fakeBase }) : null;
 const base = values.url ?? service!.url;
