@@ -31,6 +31,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { captureReply, startBareServer } from './bench/bare-server.ts';
+import { median } from './bench/median.ts';
 import { coresBetween, cpuOfTree, cpuOfTrees, cpuSecondsBetween, reapedChildrenCpuSeconds } from './bench/process-memory.ts';
 import { crafatarUuid, startCrafatar, type Crafatar } from './bench/crafatar.ts';
 import { assertLoopback, startBenchService } from './bench/service.ts';
@@ -210,11 +211,8 @@ function say(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  return Math.round(m * 100) / 100;
-};
+/** The median of the runs, to the hundredth. */
+const medianOfRuns = (xs: number[]) => Math.round(median(xs) * 100) / 100;
 
 /** Where the CPU went in a service run: the API process, Chromium's groups, the fake upstream (this process) and wrk. */
 const CORE_KEYS = ['api', 'gpu', 'renderer', 'browser', 'fake', 'wrk'] as const;
@@ -247,14 +245,14 @@ interface Summary {
 }
 const classSummary = (cs: Array<ClassLatency | null | undefined>): Percentiles | undefined => {
   const known = cs.filter((c): c is ClassLatency => !!c);
-  return known.length ? { p50: median(known.map((c) => c.p50)), p99: median(known.map((c) => c.p99)) } : undefined;
+  return known.length ? { p50: medianOfRuns(known.map((c) => c.p50)), p99: medianOfRuns(known.map((c) => c.p99)) } : undefined;
 };
 const summarise = (rs: LoadResult[]): Summary => ({
-  rps: Math.round(median(rs.map((r) => r.rps))),
-  p50: median(rs.map((r) => r.p50)),
-  p99: median(rs.map((r) => r.p99)),
-  errors: median(rs.map((r) => r.errors)),
-  non2xx: median(rs.map((r) => r.non2xx)),
+  rps: Math.round(medianOfRuns(rs.map((r) => r.rps))),
+  p50: medianOfRuns(rs.map((r) => r.p50)),
+  p99: medianOfRuns(rs.map((r) => r.p99)),
+  errors: medianOfRuns(rs.map((r) => r.errors)),
+  non2xx: medianOfRuns(rs.map((r) => r.non2xx)),
   marked: classSummary(rs.map((r) => r.marked)),
   unmarked: classSummary(rs.map((r) => r.unmarked)),
 });
@@ -373,9 +371,9 @@ try {
       results.push({
         scenario: name, marker: scenario.marker ?? null, description: scenario.description, runs: measured, service: s, bare: b,
         ratio: Math.round((s.rps / b.rps) * 100) / 100, wrapped,
-        cpuMs: cpuMs.length ? median(cpuMs) : null,
-        crafatar: besideCpuMs.length ? { summary: summarise(measured.map((m) => m.crafatar!)), cpuMs: median(besideCpuMs) } : null,
-        cores: cores.length ? (Object.fromEntries(CORE_KEYS.map((k) => [k, median(cores.map((c) => c[k]))])) as Cores) : null,
+        cpuMs: cpuMs.length ? medianOfRuns(cpuMs) : null,
+        crafatar: besideCpuMs.length ? { summary: summarise(measured.map((m) => m.crafatar!)), cpuMs: medianOfRuns(besideCpuMs) } : null,
+        cores: cores.length ? (Object.fromEntries(CORE_KEYS.map((k) => [k, medianOfRuns(cores.map((c) => c[k]))])) as Cores) : null,
       });
     } finally {
       await bare.close();

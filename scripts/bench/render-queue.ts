@@ -48,6 +48,7 @@ import { freePort, launch, type RunningService } from '../launch.ts';
 import { measureBrokerFloor, type BrokerFloor } from './broker-floor.ts';
 import { BENCH_SKINS_ENV } from './service.ts';
 import { warmRenderEnv, warmRenderPath, warmTextures } from './warm-render.ts';
+import { median } from './median.ts';
 import { cpuOfTrees, cpuSecondsBetween, sampleTree } from './process-memory.ts';
 import { ensureWrk, runLoad, type LoadResult } from './wrk.ts';
 
@@ -91,10 +92,6 @@ const amqp = values.amqp!.replace(/\/+$/, '');
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 const round = (n: number, places = 1) => Math.round(n * 10 ** places) / 10 ** places;
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // --- The players: disjoint slices, one per measured run, each warmed in the service that renders it.

@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { median } from './median.ts';
 import { threadCpuOfTree, threadSecondsBetween } from './process-memory.ts';
 import { startBenchService } from './service.ts';
 import { warmRenderEnv, warmRenderPath, warmTextures } from './warm-render.ts';
@@ -37,12 +38,6 @@ if (!(Number.isInteger(runs) && runs >= 1 && runs <= 20)) throw new Error('--run
 if (!(Number.isInteger(seconds) && seconds >= 1 && seconds <= 600)) throw new Error('--seconds must be 1 to 600');
 if (!(Number.isInteger(connections) && connections >= 1 && connections <= 1024)) throw new Error('--connections must be 1 to 1024');
 const WARM_UP_SECONDS = 3;
-
-const median = (list: number[]) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 const service = await startBenchService({ nodeArgs: values['node-arg'], env: warmRenderEnv(players) });
 const dir = mkdtempSync(path.join(os.tmpdir(), 'skinfarm-threads-'));
